@@ -1,0 +1,168 @@
+"""Tools: ``define_tool``, binding to a state, input validation, output cloning (silo-format §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ToolError
+from .validation import CompiledSchema, compile_schema
+
+__all__ = [
+    "SiloTool",
+    "Tool",
+    "bind_tools",
+    "clone_output",
+    "define_tool",
+    "error_payload",
+    "tool_list",
+]
+
+RunFn = Callable[[Any, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True, eq=False)
+class SiloTool:
+    """A tool as authored (silo-format §3.1): immutable ``name``, ``description``, ``input_schema``,
+    ``run(state, input)``. Its compiled input validator is built once, on first use, and cached
+    here, so re-binding at every ``reset`` compiles nothing."""
+
+    name: str
+    description: str
+    input_schema: Any
+    run: RunFn
+    _compiled: list[CompiledSchema] = field(default_factory=list, init=False, repr=False)
+
+    @property
+    def validator(self) -> CompiledSchema:
+        """The compiled validator of ``input_schema`` (built on first access, then cached)."""
+        if not self._compiled:
+            self._compiled.append(compile_schema(self.input_schema))
+        return self._compiled[0]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The compiled validator is rebuilt lazily after unpickling.
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema, "run": self.run}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+        object.__setattr__(self, "_compiled", [])
+
+
+def define_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> SiloTool:
+    """Package a tool (silo-format §3.1). Nothing is checked here; validation does that (§9).
+
+    Args:
+        name: the tool name agents call.
+        description: what the tool does, written for the agent.
+        input_schema: a JSON Schema object (draft 2020-12); also what agents see as ``inputSchema``.
+        run: ``run(state, input) -> JSON-compatible value``; raise :class:`ToolError` for failures.
+    """
+    return SiloTool(name=name, description=description, input_schema=input_schema, run=run)
+
+
+def clone_output(value: Any) -> Any:
+    """Deep-copy a tool's return value into fresh JSON containers (silo-format §3.5).
+
+    Dicts keep key order; tuples become lists; scalars are kept.
+
+    Raises:
+        TypeError: ``Object of type <TypeName> is not JSON serializable`` for any other value,
+            including a dict with a non-string key.
+    """
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                if not isinstance(k, str):
+                    raise TypeError(f"Object of type {type(k).__name__} is not JSON serializable")
+                k = str(k)
+            out[k] = clone_output(v)
+        return out
+    if t is list or t is tuple:
+        return [clone_output(v) for v in value]
+    # Subclasses of the JSON types are copied as their base type.
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, dict):
+        return clone_output(dict(value))
+    if isinstance(value, (list, tuple)):
+        return [clone_output(v) for v in value]
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def error_payload(exc: Exception) -> dict[str, Any]:
+    """The error payload for an exception raised by ``run`` (silo-format §3.4)."""
+    if isinstance(exc, ToolError):
+        payload: dict[str, Any] = {"code": exc.code, "message": exc.message}
+        if exc.details is not None:
+            try:
+                payload["details"] = clone_output(exc.details)
+            except Exception as clone_exc:  # our rule: an uncloneable details is a plain failure
+                return {"code": "invalid_state", "message": str(clone_exc)}
+        return payload
+    return {"code": "invalid_state", "message": str(exc)}
+
+
+class Tool:
+    """A tool bound to one episode's state (silo-format §3.2).
+
+    ``execute(input)`` validates the input, runs the tool, clones its output and returns a tool
+    result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
+    raises an ``Exception`` (``KeyboardInterrupt`` and ``SystemExit`` propagate).
+    """
+
+    __slots__ = ("name", "description", "input_schema", "source", "state", "_problems", "_run")
+
+    def __init__(self, source: SiloTool, state: Any) -> None:
+        self.name = source.name
+        self.description = source.description
+        self.input_schema = source.input_schema
+        self.source = source
+        self.state = state
+        self._problems = source.validator.problems
+        self._run = source.run
+
+    def execute(self, input: Any = None) -> dict[str, Any]:
+        args = {} if input is None else input
+        problems = self._problems(args)
+        if problems:
+            return {
+                "output": {
+                    "code": "invalid_input",
+                    "message": f'Invalid arguments for "{self.name}": {"; ".join(problems)}.',
+                    "details": {"problems": problems},
+                },
+                "isError": True,
+            }
+        try:
+            return {"output": clone_output(self._run(self.state, args))}
+        except Exception as exc:  # §3.4: every failure of run becomes an error result
+            return {"output": error_payload(exc), "isError": True}
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r})"
+
+
+def bind_tools(state: Any, tools: Sequence[SiloTool]) -> list[Tool]:
+    """Bind each ``SiloTool`` to ``state``, in order (silo-format §3.2).
+
+    An environment's exported ``bind_tools(state)`` normally returns ``bind_tools(state, tools)``.
+    """
+    return [Tool(t, state) for t in tools]
+
+
+def tool_list(tools: Sequence[Any]) -> list[dict[str, Any]]:
+    """The tool list agents receive: ``{"name", "description", "inputSchema"}`` per bound tool."""
+    return [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in tools]
