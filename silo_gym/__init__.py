@@ -6,6 +6,7 @@ and every environment as ``silo/<env>`` (gym-api.md, "Ids and registration").
 
 from __future__ import annotations
 
+from .env import SiloEnv
 from .errors import (
     RunLimitError,
     SiloError,
@@ -16,8 +17,12 @@ from .errors import (
     tool_error,
 )
 from .jsonfmt import canonical, dumps_compact, dumps_pretty, format_number, js_number
+from .loader import list_environments, open_environment
 from .models import Manifest, Task, ValidationReport
+from .registration import register_all as _register_all
+from .registration import register_environment
 from .rounding import js_round, percent_one_decimal, round2, to_fixed
+from .runner import RunResult, run_task
 from .tools import SiloTool, Tool, bind_tools, define_tool
 from .verifiers import (
     SiloVerifier,
@@ -31,9 +36,13 @@ from .verifiers import (
 
 __version__ = "0.1.0"
 
+_register_all()
+
 __all__ = [
     "Manifest",
     "RunLimitError",
+    "RunResult",
+    "SiloEnv",
     "SiloError",
     "SiloRegistrationWarning",
     "SiloTool",
@@ -57,9 +66,13 @@ __all__ = [
     "is_silo_error",
     "js_number",
     "js_round",
+    "list_environments",
+    "open_environment",
     "optional",
     "percent_one_decimal",
+    "register_environment",
     "round2",
+    "run_task",
     "to_fixed",
     "tool_error",
 ]

@@ -6,6 +6,13 @@ states (§8). orjson does the work; floats are pre-formatted the way JavaScript 
 pure-Python writer handles what orjson refuses (lone surrogates, integers beyond 64 bits,
 non-string keys, deep nesting), so serialization never fails: a value that is not
 JSON-compatible is written as ``null`` (silo-format §7.3, our rule).
+
+Both writers give the same bytes for the same value. "JSON-compatible" means built only from
+``dict`` (with ``str`` keys), ``list``/``tuple``, ``str``, ``int``, ``float``, ``bool`` and
+``None`` (subclasses count as their base type), with containers nested at most
+:data:`MAX_DEPTH` deep (our rule). Anything else (a set, a date, a UUID, an enum that is not an
+``int``/``str`` subclass, a dataclass, a numpy scalar) is written as ``null``, and so is a dict
+with any non-string key and a container nested deeper than :data:`MAX_DEPTH`.
 """
 
 from __future__ import annotations
@@ -16,9 +23,12 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "MAX_DEPTH",
     "canonical",
     "dumps_compact",
+    "dumps_compact_bytes",
     "dumps_pretty",
+    "dumps_pretty_bytes",
     "format_number",
     "is_json_compatible",
     "js_number",
@@ -29,6 +39,14 @@ __all__ = [
 _Fragment = orjson.Fragment
 _OPT_PRETTY = orjson.OPT_INDENT_2
 _MAX_SAFE = 2**53
+# orjson refuses containers nested deeper than 254; past this depth the pure-Python writer is used.
+_ORJSON_MAX_DEPTH = 250
+# Containers nested deeper than this are not JSON-compatible (our rule): the writers put ``null`` in
+# their place and :func:`is_json_compatible` says False. Both walk iteratively, never recursing.
+MAX_DEPTH = 1000
+# Python refuses str() of ints above 4300 digits (sys.int_info.str_digits_check_threshold).
+_INT_CHUNK_DIGITS = 1000
+_INT_CHUNK = 10**_INT_CHUNK_DIGITS
 
 
 def js_number(x: float) -> str:
@@ -70,12 +88,27 @@ def js_number(x: float) -> str:
     return f"{head}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
+def _int_text(n: int) -> str:
+    """Decimal text of any ``int``, exactly, with no digit limit (Python's ``str`` has one)."""
+    n = int.__int__(n)
+    if -_INT_CHUNK < n < _INT_CHUNK:
+        return str(n)
+    if n < 0:
+        return "-" + _int_text(-n)
+    chunks: list[str] = []
+    while n >= _INT_CHUNK:
+        n, low = divmod(n, _INT_CHUNK)
+        chunks.append(str(low).zfill(_INT_CHUNK_DIGITS))
+    chunks.append(str(n))
+    return "".join(reversed(chunks))
+
+
 def format_number(x: Any) -> str:
     """Text form of a number for messages: ints exactly, floats as JavaScript prints them (§14.1)."""
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, int):
-        return str(x)
+        return _int_text(x)
     if isinstance(x, float):
         return js_number(x)
     return str(x)
@@ -89,58 +122,93 @@ def _float_fragment(x: float) -> Any:
     return _Fragment(js_number(x))
 
 
-def _prepare(v: Any) -> Any:
-    """Copy ``v`` with floats replaced by JavaScript-formatted fragments, or return it as is."""
+class _TooDeep(Exception):
+    """Raised by :func:`_prepare` near orjson's nesting limit, so the pure-Python writer takes over."""
+
+
+def _prepare(v: Any, depth: int = 0) -> Any:
+    """Copy ``v`` with floats replaced by JavaScript-formatted fragments, or return it as is.
+
+    Anything that is not JSON-compatible becomes ``None``, so orjson never writes its native
+    forms of dates, UUIDs, enums or dataclasses (silo-format §7.3: such values are ``null``).
+    Subclasses of ``str``/``int``/``float``/``dict``/``list`` are reduced to their base type.
+    """
     t = type(v)
+    if t is str or t is int or t is bool or v is None:
+        return v
+    if t is float:
+        return _float_fragment(v)
     if t is dict:
+        if depth >= _ORJSON_MAX_DEPTH:
+            raise _TooDeep
         out = None
         for k, item in v.items():
-            new = _prepare(item)
+            new = _prepare(item, depth + 1)
             if new is not item:
                 if out is None:
                     out = dict(v)
                 out[k] = new
         return v if out is None else out
     if t is list or t is tuple:
+        if depth >= _ORJSON_MAX_DEPTH:
+            raise _TooDeep
         out_list = None
         for i, item in enumerate(v):
-            new = _prepare(item)
+            new = _prepare(item, depth + 1)
             if new is not item:
                 if out_list is None:
                     out_list = list(v)
                 out_list[i] = new
+        if out_list is None and t is tuple:
+            return list(v)
         return v if out_list is None else out_list
-    if t is float:
-        return _float_fragment(v)
-    if t is str or t is int or t is bool or v is None:
-        return v
+    if isinstance(v, str):
+        return str.__str__(v)
+    if isinstance(v, int):  # bool has no subclasses, so this is a true int subclass (IntEnum, ...)
+        return int.__int__(v)
     if isinstance(v, float):
         return _float_fragment(float(v))
     if isinstance(v, dict):
-        return _prepare(dict(v))
+        return _prepare(dict(v), depth)
     if isinstance(v, (list, tuple)):
-        return _prepare(list(v))
-    return v
+        return _prepare(list(v), depth)
+    return None
 
 
 def _default(_: Any) -> None:
     return None
 
 
+_FALLBACK = (TypeError, ValueError, RecursionError, OverflowError, _TooDeep)
+
+
+def _orjson_compact(value: Any) -> bytes | None:
+    """Compact bytes from the orjson path, or ``None`` when the pure-Python writer is needed.
+
+    When this returns bytes, the value has only ``str`` keys, no lone surrogates and no
+    integers beyond 64 bits, and is nested less than orjson's limit (used by the state diff's
+    whole-collection fast path, silo-format §8).
+    """
+    try:
+        return orjson.dumps(_prepare(value), default=_default)
+    except _FALLBACK:
+        return None
+
+
 def dumps_compact_bytes(value: Any) -> bytes:
     """Compact JSON (no whitespace) of ``value`` as UTF-8 bytes (silo-format §7.2)."""
     try:
         return orjson.dumps(_prepare(value), default=_default)
-    except (TypeError, RecursionError, OverflowError):
-        return _py_dumps(value, None).encode("utf-8", "surrogatepass")
+    except _FALLBACK:
+        return _py_dumps(value, False).encode("utf-8", "surrogatepass")
 
 
 def dumps_compact(value: Any) -> str:
     """Compact JSON (no whitespace) of ``value`` as ``str`` (silo-format §7.2)."""
     try:
         return orjson.dumps(_prepare(value), default=_default).decode("utf-8")
-    except (TypeError, RecursionError, OverflowError):
-        return _py_dumps(value, None)
+    except _FALLBACK:
+        return _py_dumps(value, False)
 
 
 def canonical(value: Any) -> bytes:
@@ -152,20 +220,21 @@ def dumps_pretty(value: Any) -> str:
     """Pretty JSON: 2-space indent, ``": "``, one trailing newline (silo-format §7.1)."""
     try:
         return orjson.dumps(_prepare(value), default=_default, option=_OPT_PRETTY).decode("utf-8") + "\n"
-    except (TypeError, RecursionError, OverflowError):
-        return _py_dumps(value, 0) + "\n"
+    except _FALLBACK:
+        return _py_dumps(value, True) + "\n"
 
 
 def dumps_pretty_bytes(value: Any) -> bytes:
     """:func:`dumps_pretty` as UTF-8 bytes (lone surrogates are written as escapes)."""
     try:
         return orjson.dumps(_prepare(value), default=_default, option=_OPT_PRETTY) + b"\n"
-    except (TypeError, RecursionError, OverflowError):
-        return (_py_dumps(value, 0) + "\n").encode("utf-8", "surrogatepass")
+    except _FALLBACK:
+        return (_py_dumps(value, True) + "\n").encode("utf-8", "surrogatepass")
 
 
 # ---------------------------------------------------------------------------------------------
-# Pure-Python writer: the reference for the rules, used when orjson refuses a value.
+# Pure-Python writer: the reference for the rules, used when orjson refuses a value. It walks
+# the value with an explicit stack, so any nesting depth is safe.
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -184,60 +253,106 @@ def _py_string(s: str) -> str:
     return "".join(out)
 
 
-def _py_dumps(value: Any, indent: int | None, _depth: int = 0) -> str:
-    if _depth > 2000:
-        return "null"
+def _scalar_text(value: Any) -> str | None:
+    """JSON text of a scalar, ``"null"`` for an incompatible leaf, ``None`` for a container."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(int(value))
+        return _int_text(value)
     if isinstance(value, float):
         return js_number(float(value))
     if isinstance(value, str):
         return _py_string(value)
-    if isinstance(value, dict):
-        items = [(k, v) for k, v in value.items()]
-        if not items:
-            return "{}"
-        if any(not isinstance(k, str) for k, _ in items):
-            return "null"
-        if indent is None:
-            return "{" + ",".join(_py_string(k) + ":" + _py_dumps(v, None, _depth + 1) for k, v in items) + "}"
-        pad = "  " * (indent + 1)
-        inner = (",\n").join(
-            pad + _py_string(k) + ": " + _py_dumps(v, indent + 1, _depth + 1) for k, v in items
-        )
-        return "{\n" + inner + "\n" + "  " * indent + "}"
-    if isinstance(value, (list, tuple)):
-        if not value:
-            return "[]"
-        if indent is None:
-            return "[" + ",".join(_py_dumps(v, None, _depth + 1) for v in value) + "]"
-        pad = "  " * (indent + 1)
-        inner = ",\n".join(pad + _py_dumps(v, indent + 1, _depth + 1) for v in value)
-        return "[\n" + inner + "\n" + "  " * indent + "]"
+    if isinstance(value, (dict, list, tuple)):
+        return None
     return "null"
+
+
+def _py_dumps(value: Any, pretty: bool) -> str:
+    out: list[str] = []
+    # Each frame: [iterator over children, is_dict, depth of the container, no child written yet].
+    stack: list[list[Any]] = []
+
+    def open_value(v: Any, depth: int) -> None:
+        text = _scalar_text(v)
+        if text is not None:
+            out.append(text)
+            return
+        if depth > MAX_DEPTH:
+            out.append("null")
+            return
+        if isinstance(v, dict):
+            items = list(v.items())
+            if any(not isinstance(k, str) for k, _ in items):
+                out.append("null")
+            elif not items:
+                out.append("{}")
+            else:
+                out.append("{")
+                stack.append([iter(items), True, depth, True])
+            return
+        seq = list(v)
+        if not seq:
+            out.append("[]")
+        else:
+            out.append("[")
+            stack.append([iter(seq), False, depth, True])
+
+    open_value(value, 0)
+    while stack:
+        frame = stack[-1]
+        it, is_dict, depth, first = frame
+        try:
+            child = next(it)
+        except StopIteration:
+            stack.pop()
+            if pretty:
+                out.append("\n" + "  " * depth)
+            out.append("}" if is_dict else "]")
+            continue
+        if not first:
+            out.append(",")
+        frame[3] = False
+        if pretty:
+            out.append("\n" + "  " * (depth + 1))
+        if is_dict:
+            key, child = child
+            out.append(_py_string(key))
+            out.append(": " if pretty else ":")
+        open_value(child, depth + 1)
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------
 
 
-def is_json_compatible(value: Any, _depth: int = 0) -> bool:
+def is_json_compatible(value: Any) -> bool:
     """True when ``value`` is built only from dict (str keys), list, str, int, float, bool, None.
 
-    Checked deeply (silo-format §5.4). Tuples count as lists.
+    Checked deeply and iteratively (silo-format §5.4). Tuples count as lists; containers nested
+    deeper than :data:`MAX_DEPTH` are not compatible (our rule).
     """
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return True
-    if _depth > 1000:
-        return False
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and is_json_compatible(v, _depth + 1) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return all(is_json_compatible(v, _depth + 1) for v in value)
-    return False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if v is None or isinstance(v, (str, bool, int, float)):
+            continue
+        if isinstance(v, dict):
+            if depth > MAX_DEPTH:
+                return False
+            for k, item in v.items():
+                if not isinstance(k, str):
+                    return False
+                stack.append((item, depth + 1))
+        elif isinstance(v, (list, tuple)):
+            if depth > MAX_DEPTH:
+                return False
+            stack.extend((item, depth + 1) for item in v)
+        else:
+            return False
+    return True
 
 
 def text_form(value: Any) -> str:
@@ -259,9 +374,13 @@ def _reject_constant(name: str) -> Any:
 
 def loads_strict(text: str | bytes) -> Any:
     """Parse strict RFC 8259 JSON: no ``NaN``/``Infinity``, no trailing data; a duplicate key keeps
-    its last value. Raises ``ValueError`` (``json.JSONDecodeError`` is one) on invalid input."""
+    its last value. Raises ``ValueError`` (``json.JSONDecodeError`` is one) on invalid input, and
+    also on input nested too deeply for the parser."""
     import json
 
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8")
-    return json.loads(text, parse_constant=_reject_constant)
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None

@@ -1,0 +1,22 @@
+"""Build hook: ship the repository's top-level environments/ inside the wheel as
+silo_gym/environments/ (gym-api.md, "Ids and registration"). Metadata lives in pyproject.toml."""
+
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class BuildPyWithEnvironments(build_py):
+    def run(self) -> None:
+        super().run()
+        src = os.path.join(HERE, "environments")
+        dst = os.path.join(self.build_lib, "silo_gym", "environments")
+        if os.path.isdir(src):
+            shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+setup(cmdclass={"build_py": BuildPyWithEnvironments})

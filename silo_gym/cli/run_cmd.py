@@ -1,0 +1,168 @@
+"""``silo-gym run`` (silo-format §10.3) and ``silo-gym list`` (§10.2, our rule)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..jsonfmt import dumps_pretty
+from ..loader import discover_tasks, find_environment, list_locations
+from ..rounding import to_fixed
+from ..runner import RunResult, run_task
+from ..wrappers.record import new_run_id
+from . import command
+from .args import Args
+
+__all__ = ["format_single_run", "format_summary"]
+
+
+def _rel(path: str) -> str:
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def _line(label: str, value: Any) -> str:
+    return f"{label + ':':<13}{value}"
+
+
+def format_single_run(r: RunResult) -> str:
+    """The single-run text report of silo-format §10.3."""
+    res = r.result
+    lines = [
+        _line("Task", f"{r.task.id} — {r.task.title}"),
+        _line("Result", "PASS" if r.passed else "FAIL"),
+        _line("Reward", to_fixed(r.reward, 2)),
+        _line("Duration", f"{to_fixed(r.run.get('durationMs', 0) / 1000, 1)}s"),
+        _line("Tool calls", res["toolCalls"]),
+        _line("Successful", res["toolCalls"] - res["toolErrors"]),
+        _line("Errors", res["toolErrors"]),
+        _line("Checks", f"{res['checksPassed']} / {res['checksPassed'] + res['checksFailed']}"),
+        _line("Required", f"{res['requiredPassed']} / {res['requiredTotal']}"),
+    ]
+    if res["terminationReason"] != "completed":
+        lines.append(_line("Ended early", res["terminationReason"]))
+    if res["error"] is not None:
+        lines.append(_line("Error", res["error"]))
+    if res["failedRequired"]:
+        lines.append("Failed:")
+        lines += [f"  - {label}" for label in res["failedRequired"]]
+    lines.append(_line("Run saved", _rel(r.run_dir)))
+    return "\n".join(lines) + "\n"
+
+
+def summary_json(group_id: str, task_id: str, results: list[RunResult]) -> dict[str, Any]:
+    """The ``--json`` summary object of silo-format §10.3 (means are plain numbers)."""
+    rewards = [r.reward for r in results]
+    calls = [r.result["toolCalls"] for r in results]
+    return {
+        "groupId": group_id,
+        "taskId": task_id,
+        "runs": [
+            {
+                "runId": r.run.get("runId"),
+                "runDir": r.run_dir,
+                "passed": r.passed,
+                "reward": r.reward,
+                "toolCalls": r.result["toolCalls"],
+                "toolErrors": r.result["toolErrors"],
+                "terminationReason": r.result["terminationReason"],
+                "error": r.error,
+            }
+            for r in results
+        ],
+        "passed": sum(1 for r in results if r.passed),
+        "total": len(results),
+        "meanReward": sum(rewards) / len(rewards),
+        "bestReward": max(rewards),
+        "worstReward": min(rewards),
+        "meanToolCalls": sum(calls) / len(calls),
+    }
+
+
+def format_summary(summary: dict[str, Any], results: list[RunResult]) -> str:
+    """The multi-run text summary of silo-format §10.3."""
+    task = results[0].task
+    lines = [
+        "Silo Runs",
+        _line("Task", f"{task.id} — {task.title}"),
+        _line("Group", summary["groupId"]),
+        _line("Rollouts", summary["total"]),
+        _line("Passed", f"{summary['passed']} / {summary['total']}"),
+        _line("Mean reward", to_fixed(summary["meanReward"], 2)),
+        _line("Best", to_fixed(summary["bestReward"], 2)),
+        _line("Worst", to_fixed(summary["worstReward"], 2)),
+        _line("Mean calls", to_fixed(summary["meanToolCalls"], 1)),
+    ]
+    for i, r in enumerate(results, 1):
+        lines.append(
+            f"run {i}  {'PASS' if r.passed else 'FAIL'}  reward {to_fixed(r.reward, 2)} · "
+            f"{r.result['toolCalls']} calls · {r.result['terminationReason']} · {r.run.get('runId')}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+@command("run")
+def run_command(args: Args) -> int:
+    env_name = args.require("env")
+    task_id = args.require("task")
+    agent = args.flag("agent") or "./silo.agent.py"
+    runs = max(1, args.integer("runs", 1))
+    max_calls = args.integer("max-tool-calls", 100)
+    timeout_ms = args.integer("timeout-ms", 120000)
+    as_json = args.boolean("json")
+    progress = None
+    if runs > 1 and not as_json and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        progress = tqdm(total=runs, desc=f"{env_name}/{task_id}", file=sys.stderr, unit="run")
+    results: list[RunResult] = []
+    for _ in range(runs):
+        results.append(run_task(env_name, task_id, agent, max_tool_calls=max_calls, timeout_ms=timeout_ms))
+        if progress is not None:
+            progress.update(1)
+    if progress is not None:
+        progress.close()
+    group_id = new_run_id("grp")
+    summary = summary_json(group_id, task_id, results)
+    if as_json:
+        sys.stdout.write(dumps_pretty(summary))
+    elif runs == 1:
+        sys.stdout.write(format_single_run(results[0]))
+    else:
+        sys.stdout.write(format_summary(summary, results))
+    return 0 if all(r.passed for r in results) else 1
+
+
+@command("list")
+def list_command(args: Args) -> int:
+    only = args.flag("env")
+    locations = [find_environment(only)] if only else list_locations()
+    rows: list[dict[str, Any]] = []
+    for loc in locations:
+        try:
+            tasks = discover_tasks(loc.name, loc.path)
+        except Exception as exc:  # a broken environment is reported, not fatal
+            sys.stderr.write(f"warning: skipped {loc.name}: {exc}\n")
+            continue
+        rows.append({
+            "environment": loc.name,
+            "gymId": f"silo/{loc.name}",
+            "path": str(loc.path),
+            "tasks": [
+                {"taskId": t.id, "title": t.title, "difficulty": t.difficulty, "gymId": f"silo/{loc.name}-{t.id}"}
+                for t in tasks
+            ],
+        })
+    if args.boolean("json"):
+        sys.stdout.write(dumps_pretty(rows))
+        return 0
+    for row in rows:
+        sys.stdout.write(f"{row['environment']}\t{row['gymId']}\t{row['path']}\n")
+        for t in row["tasks"]:
+            sys.stdout.write(f"  {t['taskId']}\t{t['gymId']}\t{t['title']}\n")
+    return 0

@@ -1,0 +1,386 @@
+"""``SiloEnv``: one Silo task (or a whole environment) as a ``gymnasium.Env``.
+
+Implements gym-api.md, "One episode" and "Episode control and events", over the shared episode
+rules of :mod:`silo_gym.episode` (silo-format §5).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, Literal, SupportsFloat
+
+import gymnasium as gym
+import orjson
+from gymnasium.error import ResetNeeded
+
+from .episode import Episode, EpisodeEnd, Listener, _orjson_exact, parse_action, snapshot_state
+from .errors import SiloError
+from .jsonfmt import dumps_compact
+from .loader import Environment, open_environment, open_environment_at
+from .models import Task
+from .spaces import JsonText, ToolCall
+from .tools import tool_list
+from .verifiers import find_verifier
+
+__all__ = ["SiloEnv"]
+
+_NOT_STARTED = "Call reset() before step()."
+_ENDED = "The episode has ended; call reset() before step()."
+
+
+class SiloEnv(gym.Env[str, dict[str, Any]]):
+    """A Silo task as a Gymnasium environment (gym-api.md).
+
+    Args:
+        environment: the environment name (resolved like silo-format §2.2 unless ``path`` is given).
+        task_id: the task this env is bound to; ``None`` makes the per-environment env, whose task
+            is chosen at ``reset`` by ``options={"task_id": ...}`` or drawn with ``np_random``.
+        max_tool_calls: the tool-call budget; call N+1 truncates the episode (silo-format §5.2).
+        timeout_ms: the deadline in milliseconds from ``reset``; a later call truncates.
+        reward_mode: ``"fraction"`` (the verifier's reward) or ``"binary"`` (1.0 if passed).
+        max_observation_length: longest observation text, in characters (see ``JsonText``).
+        render_mode: ``None`` or ``"ansi"`` (a readable transcript).
+        path: the environment directory (registration passes it, so later ``chdir`` does not matter).
+        cwd: the project root used to resolve ``environment`` when ``path`` is not given.
+
+    Observations are ``str``: the instruction after ``reset``, the compact JSON of the tool result
+    after a call, ``{"terminationReason": ..., "error": ...}`` on the last step. Actions are
+    ``{"tool": name, "input": {...}}``, ``{"answer": value}``, or either as a JSON string.
+
+    Raises:
+        SiloError: ``environment_not_found``, ``unsafe_name``, ``task_not_found``,
+            ``verifier_not_found`` and the loading errors of silo-format §2.4.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        environment: str,
+        task_id: str | None = None,
+        *,
+        max_tool_calls: int = 100,
+        timeout_ms: int = 120000,
+        reward_mode: Literal["fraction", "binary"] = "fraction",
+        max_observation_length: int = 1_048_576,
+        render_mode: str | None = None,
+        path: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if reward_mode not in ("fraction", "binary"):
+            raise ValueError(f'reward_mode must be "fraction" or "binary", got {reward_mode!r}.')
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}.')
+        for label, value in (("max_tool_calls", max_tool_calls), ("timeout_ms", timeout_ms),
+                             ("max_observation_length", max_observation_length)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{label} must be a non-negative int, got {value!r}.")
+        self.environment_name = environment.lower() if path is not None else environment
+        if path is not None:
+            self.silo_env: Environment = open_environment_at(self.environment_name, path, fresh=False)
+        else:
+            self.silo_env = open_environment(environment, cwd=cwd, fresh=False)
+        self.task_id = task_id
+        self.max_tool_calls = max_tool_calls
+        self.timeout_ms = timeout_ms
+        self.reward_mode = reward_mode
+        self.max_observation_length = max_observation_length
+        self.render_mode = render_mode
+        self._module = self.silo_env.module
+        self._verifiers = list(self._module.verifiers)
+        if task_id is not None:
+            self._bound_task: Task | None = self.silo_env.task(task_id)
+            self._verifier_for(self._bound_task)
+        else:
+            self._bound_task = None
+            if not self.silo_env.tasks:
+                self.silo_env.task("")  # raises task_not_found: no tasks
+        # The action space comes from a throwaway world and never changes (gym-api.md, Spaces).
+        tools = tool_list(self._module.bind_tools(self._module.create_state()))
+        self._tools_json = orjson.dumps(tools) if _orjson_exact(tools) else None
+        self._tools_list = tools
+        self.action_space = ToolCall(tools)
+        self.observation_space = JsonText(max_length=max_observation_length)
+        self._use_orjson_snapshot: bool | None = None
+        self._pending: list[tuple[Listener, str | None, str | None]] = []
+        self.episode: Episode | None = None
+        self._transcript: list[str] = []
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        """The tasks this env can run (all of the environment's for the per-environment env)."""
+        return (self._bound_task,) if self._bound_task is not None else self.silo_env.tasks
+
+    def _verifier_for(self, task: Task) -> Any:
+        verifier = find_verifier(self._verifiers, task.verifier_id)
+        if verifier is None:
+            raise SiloError(
+                "verifier_not_found",
+                f'Verifier "{task.verifier_id}" for task "{task.id}" was not found.',
+                {"verifierId": task.verifier_id, "taskId": task.id},
+            )
+        return verifier
+
+    def _choose_task(self, options: dict[str, Any] | None) -> Task:
+        requested = options.get("task_id") if options else None
+        if self._bound_task is not None:
+            if requested is not None and requested != self._bound_task.id:
+                raise ValueError(
+                    f'This env is bound to task "{self._bound_task.id}"; '
+                    f'use "silo/{self.environment_name}" to choose a task at reset.'
+                )
+            return self._bound_task
+        if requested is not None:
+            return self.silo_env.task(requested)
+        tasks = self.silo_env.tasks
+        return tasks[int(self.np_random.integers(len(tasks)))]
+
+    def _tools_info(self) -> list[dict[str, Any]]:
+        if self._tools_json is not None:
+            return orjson.loads(self._tools_json)  # fresh objects every reset
+        import copy
+
+        return copy.deepcopy(self._tools_list)
+
+    def _base_info(self, episode: Episode) -> dict[str, Any]:
+        return {"tool_calls": episode.tool_calls, "tool_errors": episode.tool_errors}
+
+    # -- listeners (gym-api.md, "Episode control and events") -----------------------------------
+
+    def add_listener(self, fn: Listener, run_id: str | None = None, agent_path: str | None = None) -> None:
+        """Subscribe ``fn`` to the events of the episode the next ``reset`` starts.
+
+        ``fn(event)`` receives each trace event (``seq``, ``type``, ``at`` filled in), then one
+        ``{"type": "episode_end", "result", "stateDiff", "run"}`` notification after grading; it is
+        dropped after that. ``run_id`` and ``agent_path`` go into ``run_start`` and ``run.json``.
+        """
+        self._pending.append((fn, run_id, agent_path))
+
+    def log_model_step(
+        self,
+        messages: list[Any],
+        reply: Any,
+        usage: dict[str, Any] | None = None,
+        latency_ms: float | None = None,
+        api: str = "chat",
+        model: str | None = None,
+    ) -> None:
+        """Report one model turn; emitted as a ``model_step`` trace event (silo-format §6.5).
+
+        Without listeners (no ``RecordRun``) it does nothing.
+        """
+        ep = self.episode
+        if ep is None or ep.done or not ep.listeners:
+            return
+        if api not in ("chat", "responses", "anthropic", "text"):
+            raise ValueError(f'api must be one of chat, responses, anthropic, text; got {api!r}.')
+        with ep.lock:
+            ep.emit("model_step", {
+                "messages": messages,
+                "reply": reply,
+                "usage": usage,
+                "latencyMs": latency_ms,
+                "api": api,
+                "model": model,
+            })
+
+    # -- Gymnasium API ------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Start an episode on a fresh world (gym-api.md, "One episode").
+
+        Returns ``(instruction, info)`` with info keys ``environment``, ``task_id``, ``title``,
+        ``tools``, ``tool_calls`` (0) and ``max_tool_calls``. An unfinished episode is first ended
+        as ``abort("Episode abandoned by reset().")``.
+
+        Raises:
+            SiloError: ``task_not_found`` for an unknown ``options["task_id"]``;
+                ``verifier_not_found``; ``VerifierError`` from grading an abandoned episode.
+            ValueError: a per-task env given another task id.
+        """
+        # Listeners added for this reset belong to the new episode only, even if this reset fails.
+        listeners, self._pending = self._pending, []
+        if self.episode is not None and not self.episode.done:
+            self._abandon("Episode abandoned by reset().")
+        super().reset(seed=seed)
+        task = self._choose_task(options)
+        verifier = self._verifier_for(task)
+        module = self._module
+        state = module.create_state()
+        if self._use_orjson_snapshot is None:
+            self._use_orjson_snapshot = _orjson_exact(state)
+        snapshot, is_orjson = snapshot_state(state, self._use_orjson_snapshot)
+        tools = module.bind_tools(state)
+        self.episode = Episode(
+            environment=self.environment_name,
+            task=task,
+            verifier=verifier,
+            state=state,
+            snapshot=snapshot,
+            snapshot_is_orjson=is_orjson,
+            tools=list(tools),
+            max_tool_calls=self.max_tool_calls,
+            timeout_ms=self.timeout_ms,
+            listeners=listeners,
+        )
+        if self.render_mode == "ansi":
+            self._transcript = [f"Task {task.id}: {task.title}", f"Instruction: {task.instruction}"]
+        info = {
+            "environment": self.environment_name,
+            "task_id": task.id,
+            "title": task.title,
+            "tools": self._tools_info(),
+            "tool_calls": 0,
+            "max_tool_calls": self.max_tool_calls,
+        }
+        return task.instruction, info
+
+    def _active(self) -> Episode:
+        ep = self.episode
+        if ep is None:
+            raise ResetNeeded(_NOT_STARTED)
+        if ep.done:
+            raise ResetNeeded(_ENDED)
+        return ep
+
+    def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Run one action (gym-api.md, "One episode").
+
+        Returns ``(observation, reward, terminated, truncated, info)``. ``reward`` is 0.0 until the
+        step that ends the episode. Info keys: ``tool_calls``, ``tool_errors``, ``call_id``,
+        ``tool``, ``is_error``; on the last step also ``termination_reason``, ``error``, ``passed``,
+        ``result`` and ``state_diff``.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
+            VerifierError: grading failed on the step that ended the episode.
+        """
+        ep = self._active()
+        parsed = parse_action(action)
+        if parsed.kind == "answer":
+            return self._finish(ep, parsed.answer, None, None, None, None)
+        with ep.lock:
+            reason = ep.check_limits()
+            if reason is not None:
+                return self._finish(ep, None, ep.limit_message, None, None, None)
+            result, call_id = ep.run_call(parsed)
+        text = dumps_compact(result)
+        if len(text) > self.max_observation_length:
+            text = dumps_compact({
+                "output": {
+                    "code": "observation_too_large",
+                    "message": f"The tool result is {len(text)} characters long; "
+                               f"the limit is {self.max_observation_length}.",
+                },
+                "isError": True,
+            })
+        if self.render_mode == "ansi":
+            self._transcript.append(f"[{call_id}] {parsed.traced_tool} {dumps_compact(parsed.traced_input)}")
+            self._transcript.append(f"  -> {text}")
+        info = {
+            "tool_calls": ep.tool_calls,
+            "tool_errors": ep.tool_errors,
+            "call_id": call_id,
+            "tool": parsed.traced_tool,
+            "is_error": "isError" in result,
+        }
+        return text, 0.0, False, False, info
+
+    def _finish(self, ep: Episode, output: Any, error: str | None, reason: str | None,
+                call_id: int | None, tool: str | None) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        end: EpisodeEnd = ep.finish(output, error=error, reason=reason)
+        return self._final_tuple(ep, end)
+
+    def _final_tuple(self, ep: Episode, end: EpisodeEnd) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        outcome = end.outcome
+        assert outcome is not None and end.result is not None
+        if self.reward_mode == "binary":
+            reward = 1.0 if outcome.passed else 0.0
+        else:
+            reward = float(outcome.reward)
+        terminated = end.reason == "completed"
+        obs = dumps_compact({"terminationReason": end.reason, "error": end.error})
+        if self.render_mode == "ansi":
+            self._transcript.append(
+                f"End: {end.reason}" + (f" ({end.error})" if end.error else "")
+                + f"; passed={str(outcome.passed).lower()} reward={reward}"
+            )
+        info = {
+            "tool_calls": ep.tool_calls,
+            "tool_errors": ep.tool_errors,
+            "call_id": None,
+            "tool": None,
+            "is_error": False,
+            "termination_reason": end.reason,
+            "error": end.error,
+            "passed": outcome.passed,
+            "result": end.result,
+            "state_diff": end.state_diff,
+        }
+        return obs, reward, terminated, not terminated, info
+
+    # -- episode control (gym-api.md, "Episode control and events") ------------------------------
+
+    def call_tool(self, name: str, input: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a tool the runner's way (silo-format §5.2): returns the tool result dict.
+
+        Raises:
+            RunLimitError: when a limit already fired or fires now; the episode stays open.
+            gymnasium.error.ResetNeeded: before ``reset``.
+        """
+        if self.episode is None:
+            raise ResetNeeded(_NOT_STARTED)
+        return self.episode.call_tool(name, input)
+
+    def expire(self) -> None:
+        """Record the ``timeout`` limit (the runner's deadline timer calls this)."""
+        if self.episode is not None:
+            self.episode.expire()
+
+    def finish(
+        self, output: Any, *, error: str | None = None, reason: str | None = None
+    ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """End the episode (silo-format §5.5) and return the final 5-tuple.
+
+        The reason is the first limit that fired; else ``reason``; else ``completed`` when
+        ``error`` is None, else ``agent_error``. ``terminated`` is ``reason == "completed"``.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
+            VerifierError: grading failed.
+        """
+        ep = self._active()
+        return self._finish(ep, output, error, reason, None, None)
+
+    def abort(self, error: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """End the episode as ``agent_error`` with ``error`` (truncated); the verifier still runs."""
+        return self.finish(None, error=error, reason="agent_error")
+
+    def _abandon(self, message: str) -> None:
+        ep = self.episode
+        if ep is not None and not ep.done:
+            ep.finish(None, error=message, reason="agent_error")
+
+    def render(self) -> str | None:  # type: ignore[override]
+        """With ``render_mode="ansi"``, the transcript of the episode so far."""
+        if self.render_mode != "ansi":
+            return None
+        return "\n".join(self._transcript) + "\n"
+
+    def close(self) -> None:
+        """End an unfinished episode as ``abort("Episode abandoned by close().")``."""
+        if self.episode is not None and not self.episode.done:
+            self._abandon("Episode abandoned by close().")
+        super().close()
+
+
+def make_env_factory(env_id: str, **kwargs: Any) -> Callable[[], gym.Env[Any, Any]]:
+    """A zero-argument factory ``gym.make(env_id, **kwargs)`` (picklable for async workers)."""
+    import functools
+
+    return functools.partial(gym.make, env_id, **kwargs)

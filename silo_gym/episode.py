@@ -1,0 +1,425 @@
+"""One episode's rules (silo-format §5), shared by every driver.
+
+The Gymnasium ``step``, the agent runner's ``call_tool`` and the recorder all go through one
+:class:`Episode`: limits (deadline, then budget), counting, execution, the four termination
+reasons, grading, the state diff, and the trace events emitted to listeners. Nothing here is
+Gymnasium-specific.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from .diff import diff_state
+from .errors import RunLimitError, VerifierError
+from .jsonfmt import is_json_compatible, loads_strict, text_form
+from .models import Task
+from .rounding import js_round
+from .validation import type_name
+from .verifiers import VerifierContext, VerifierOutcome
+
+__all__ = [
+    "ACCEPTED_SHAPES",
+    "Episode",
+    "EpisodeEnd",
+    "Listener",
+    "ParsedAction",
+    "iso_now",
+    "parse_action",
+    "snapshot_state",
+]
+
+ACCEPTED_SHAPES = (
+    'Expected {"tool": "<name>", "input": {...}} or {"answer": <any JSON value>}, as a dict or a JSON string.'
+)
+
+#: A listener receives every trace event dict (with ``seq``, ``type``, ``at``), then one end
+#: notification ``{"type": "episode_end", "result": dict | None, "stateDiff": dict, "run": dict}``.
+Listener = Callable[[dict[str, Any]], None]
+
+
+def iso_now() -> str:
+    """The wall clock as UTC ISO-8601 with milliseconds and ``Z`` (silo-format §6.4)."""
+    t = time.time()
+    secs = int(t)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{int((t - secs) * 1000):03d}Z"
+
+
+class ParsedAction:
+    """An action after the shape checks of gym-api.md "One episode".
+
+    ``kind`` is ``"tool"``, ``"answer"`` or ``"invalid"``; ``reason`` is set for invalid actions;
+    ``traced_tool`` / ``traced_input`` are what the trace's ``tool_call`` records.
+    """
+
+    __slots__ = ("kind", "tool", "input", "answer", "reason", "traced_tool", "traced_input")
+
+    def __init__(self, kind: str, tool: Any = None, input: Any = None, answer: Any = None,
+                 reason: str | None = None, traced_tool: Any = None, traced_input: Any = None) -> None:
+        self.kind = kind
+        self.tool = tool
+        self.input = input
+        self.answer = answer
+        self.reason = reason
+        self.traced_tool = traced_tool
+        self.traced_input = traced_input
+
+
+def _invalid(reason: str, received: Any, parsed: Any) -> ParsedAction:
+    tool = parsed.get("tool") if isinstance(parsed, dict) else None
+    return ParsedAction("invalid", reason=reason, traced_tool=tool if isinstance(tool, str) else None,
+                        traced_input=received)
+
+
+def parse_action(action: Any) -> ParsedAction:
+    """Check an action's shape in the spec's order (gym-api.md, "One episode"); never raises."""
+    value = action
+    if isinstance(action, str):
+        try:
+            value = loads_strict(action)
+        except (ValueError, RecursionError):
+            return _invalid("The action is not valid JSON.", action, None)
+    if not isinstance(value, dict):
+        return _invalid(f"The action is {type_name(value)}, not an object.", action, None)
+    has_tool = "tool" in value
+    has_answer = "answer" in value
+    if has_tool and has_answer:
+        return _invalid('The action has both "tool" and "answer".', action, value)
+    if not has_tool and not has_answer:
+        return _invalid('The action has neither "tool" nor "answer".', action, value)
+    allowed = ("tool", "input") if has_tool else ("answer",)
+    unknown = [k for k in value if k not in allowed]
+    if unknown:
+        return _invalid(f"The action has unknown keys: {', '.join(str(k) for k in unknown)}.", action, value)
+    if has_answer:
+        return ParsedAction("answer", answer=value["answer"])
+    tool = value["tool"]
+    if not isinstance(tool, str):
+        return _invalid(f'"tool" must be a string, received {type_name(tool)}.', action, value)
+    tool_input = value.get("input")
+    if tool_input is not None and not isinstance(tool_input, dict):
+        return _invalid(f'"input" must be an object or null, received {type_name(tool_input)}.', action, value)
+    return ParsedAction("tool", tool=tool, input=tool_input, traced_tool=tool, traced_input=tool_input)
+
+
+def _orjson_exact(value: Any, depth: int = 0) -> bool:
+    """True when an orjson round trip gives back exactly ``value`` (types and all)."""
+    t = type(value)
+    if t is str or t is bool or value is None:
+        return True
+    if t is int:
+        return -(2**63) <= value < 2**64
+    if t is float:
+        return value == value and value not in (float("inf"), float("-inf"))
+    if depth > 200:
+        return False
+    if t is dict:
+        return all(type(k) is str and _orjson_exact(v, depth + 1) for k, v in value.items())
+    if t is list:
+        return all(_orjson_exact(v, depth + 1) for v in value)
+    return False
+
+
+def snapshot_state(state: Any, use_orjson: bool) -> tuple[bytes, bool]:
+    """An exact serialised snapshot of ``state`` (silo-format §5.1 step 6): orjson bytes when the
+    state round-trips exactly through orjson, else pickle protocol 5 (NaN, tuples, big ints...)."""
+    if use_orjson:
+        try:
+            return orjson.dumps(state), True
+        except TypeError:
+            pass
+    return pickle.dumps(state, protocol=5), False
+
+
+def restore_state(snapshot: bytes, is_orjson: bool) -> Any:
+    """A fresh object tree from :func:`snapshot_state` bytes."""
+    return orjson.loads(snapshot) if is_orjson else pickle.loads(snapshot)
+
+
+class EpisodeEnd:
+    """What ``finish`` produced: the reason, error, outcome (None when grading failed), dicts."""
+
+    __slots__ = ("reason", "error", "raw_output", "outcome", "result", "state_diff", "grading_error")
+
+    def __init__(self, reason: str, error: str | None, raw_output: Any, outcome: VerifierOutcome | None,
+                 result: dict[str, Any] | None, state_diff: dict[str, Any],
+                 grading_error: VerifierError | None) -> None:
+        self.reason = reason
+        self.error = error
+        self.raw_output = raw_output
+        self.outcome = outcome
+        self.result = result
+        self.state_diff = state_diff
+        self.grading_error = grading_error
+
+
+def result_dict(outcome: VerifierOutcome, tool_calls: int, tool_errors: int, reason: str,
+                raw_output: Any, error: str | None) -> dict[str, Any]:
+    """``result.json`` with its thirteen keys in order (silo-format §6.2)."""
+    checks = [c.to_json() for c in outcome.checks]
+    passed_count = sum(1 for c in outcome.checks if c.passed)
+    return {
+        "passed": outcome.passed,
+        "reward": outcome.reward,
+        "requiredPassed": outcome.required_passed,
+        "requiredTotal": outcome.required_total,
+        "failedRequired": list(outcome.failed_required),
+        "checksPassed": passed_count,
+        "checksFailed": len(outcome.checks) - passed_count,
+        "toolCalls": tool_calls,
+        "toolErrors": tool_errors,
+        "terminationReason": reason,
+        "agentOutput": raw_output,
+        "error": error,
+        "checks": checks,
+    }
+
+
+class Episode:
+    """One attempt at one task: a fresh world, tool calls, one end, one grading (silo-format §5).
+
+    Created by ``SiloEnv.reset``. Calls are serialised by ``lock``; ``signal`` is set when a limit
+    fires. Events are built only when there are listeners, so an unrecorded episode pays nothing.
+    """
+
+    def __init__(
+        self,
+        *,
+        environment: str,
+        task: Task,
+        verifier: Any,
+        state: Any,
+        snapshot: bytes,
+        snapshot_is_orjson: bool,
+        tools: list[Any],
+        max_tool_calls: int,
+        timeout_ms: int,
+        listeners: list[tuple[Listener, str | None, str | None]],
+    ) -> None:
+        self.environment = environment
+        self.task = task
+        self.verifier = verifier
+        self.state = state
+        self._snapshot = snapshot
+        self._snapshot_is_orjson = snapshot_is_orjson
+        self.tools = tools
+        self.tool_map = {t.name: t for t in tools}  # later duplicates win (§3.2)
+        self.max_tool_calls = max_tool_calls
+        self.timeout_ms = timeout_ms
+        self.tool_calls = 0
+        self.tool_errors = 0
+        self.limit_reason: str | None = None
+        self.limit_message: str | None = None
+        self.signal = threading.Event()
+        self.lock = threading.RLock()
+        self.done = False
+        self.end: EpisodeEnd | None = None
+        self.listeners = [fn for fn, _, _ in listeners]
+        self.run_id = next((rid for _, rid, _ in listeners if rid is not None), None)
+        self.agent_path = next((ap for _, _, ap in listeners if ap is not None), None)
+        self._seq = 0
+        self.started_at = iso_now()
+        self.started = time.monotonic()
+        self.deadline = self.started + timeout_ms / 1000.0
+        if self.listeners:
+            self.emit("run_start", {
+                "runId": self.run_id,
+                "environment": environment,
+                "task": task.to_json(),
+                "config": self.config(),
+                "tools": [t.name for t in tools],
+            })
+
+    # -- events ----------------------------------------------------------------------------
+
+    def config(self) -> dict[str, Any]:
+        return {"maxToolCalls": self.max_tool_calls, "timeoutMs": self.timeout_ms, "agentPath": self.agent_path}
+
+    def emit(self, type_: str, fields: dict[str, Any]) -> None:
+        """Build one trace event (silo-format §6.5) and hand it to every listener."""
+        self._seq += 1
+        event = {"seq": self._seq, "type": type_, "at": iso_now()}
+        event.update(fields)
+        for fn in self.listeners:
+            fn(event)
+
+    # -- limits (silo-format §5.2) -------------------------------------------------------------
+
+    def fire(self, reason: str) -> None:
+        """Record a limit; the first one wins (silo-format §5.3), and set ``signal``."""
+        if self.limit_reason is None:
+            self.limit_reason = reason
+            self.limit_message = (
+                "Run ended: timeout." if reason == "timeout"
+                else f"Tool call limit exceeded ({self.max_tool_calls})."
+            )
+        self.signal.set()
+
+    def check_limits(self) -> str | None:
+        """Steps 2–3 of silo-format §5.2: the limit that refuses this call, or None."""
+        if time.monotonic() >= self.deadline:
+            self.fire("timeout")
+            return "timeout"
+        if self.tool_calls >= self.max_tool_calls:
+            self.fire("max_tool_calls")
+            return "max_tool_calls"
+        return None
+
+    @staticmethod
+    def limit_text(reason: str, max_tool_calls: int) -> str:
+        return "Run ended: timeout." if reason == "timeout" else f"Tool call limit exceeded ({max_tool_calls})."
+
+    # -- one call (silo-format §5.2 steps 4–6) -----------------------------------------------------
+
+    def run_call(self, parsed: ParsedAction) -> tuple[dict[str, Any], int]:
+        """Count, trace, execute and record one call that passed the limit checks.
+
+        Returns ``(tool result dict, call_id)``.
+        """
+        self.tool_calls += 1
+        call_id = self.tool_calls
+        listening = bool(self.listeners)
+        if listening:
+            self.emit("tool_call", {"callId": call_id, "tool": parsed.traced_tool, "input": parsed.traced_input})
+            t0 = time.perf_counter()
+        if parsed.kind == "invalid":
+            result: dict[str, Any] = {
+                "output": {"code": "invalid_action", "message": f"{parsed.reason} {ACCEPTED_SHAPES}"},
+                "isError": True,
+            }
+        else:
+            tool = self.tool_map.get(parsed.tool)
+            if tool is None:
+                result = {
+                    "output": {"code": "tool_not_found", "message": f'Unknown tool "{parsed.tool}".'},
+                    "isError": True,
+                }
+            else:
+                result = tool.execute(parsed.input)
+        is_error = "isError" in result
+        if is_error:
+            self.tool_errors += 1
+        if listening:
+            self.emit("tool_result", {
+                "callId": call_id,
+                "tool": parsed.traced_tool,
+                "output": result["output"],
+                "isError": is_error,
+                "durationMs": js_round((time.perf_counter() - t0) * 1000.0),
+            })
+        return result, call_id
+
+    def call_tool(self, name: Any, input: Any = None) -> dict[str, Any]:
+        """The runner's path (silo-format §5.2, runner branch).
+
+        Raises:
+            RunLimitError: when a limit already fired, fires now, or the episode has ended.
+        """
+        with self.lock:
+            if self.done:
+                reason = self.end.reason if self.end is not None else "agent_error"
+                raise RunLimitError(reason, f"Run ended: {reason}.")
+            if self.limit_reason is not None:
+                raise RunLimitError(self.limit_reason, f"Run ended: {self.limit_reason}.")
+            reason = self.check_limits()
+            if reason is not None:
+                raise RunLimitError(reason, self.limit_message or reason)
+            if not isinstance(name, str):
+                parsed = ParsedAction("invalid", reason=f'"tool" must be a string, received {type_name(name)}.',
+                                      traced_tool=None, traced_input=input)
+            elif input is not None and not isinstance(input, dict):
+                parsed = ParsedAction("invalid",
+                                      reason=f'"input" must be an object or null, received {type_name(input)}.',
+                                      traced_tool=name, traced_input=input)
+            else:
+                parsed = ParsedAction("tool", tool=name, input=input, traced_tool=name, traced_input=input)
+            result, _ = self.run_call(parsed)
+            return result
+
+    def expire(self) -> None:
+        """The runner's deadline timer: record ``timeout`` unless a limit fired, set ``signal``."""
+        with self.lock:
+            if not self.done:
+                self.fire("timeout")
+
+    # -- the end (silo-format §5.5) --------------------------------------------------------
+
+    def finish(self, output: Any, *, error: str | None = None, reason: str | None = None) -> EpisodeEnd:
+        """End the episode: fix the reason, grade, diff, notify listeners (silo-format §5.5).
+
+        Raises:
+            VerifierError: when grading failed, after the end was recorded.
+        """
+        with self.lock:
+            if self.done:
+                raise RuntimeError("episode already finished")
+            self.done = True
+            final_reason = self.limit_reason or reason or ("completed" if error is None else "agent_error")
+            raw_output = output if is_json_compatible(output) else None
+            text = text_form(output)
+            agent_ms = js_round((time.monotonic() - self.started) * 1000.0)
+            listening = bool(self.listeners)
+            if listening:
+                self.emit("agent_output", {"output": text})
+                self.emit("run_end", {
+                    "terminationReason": final_reason,
+                    "error": error,
+                    "toolCalls": self.tool_calls,
+                    "toolErrors": self.tool_errors,
+                    "durationMs": agent_ms,
+                })
+            initial = restore_state(self._snapshot, self._snapshot_is_orjson)
+            outcome: VerifierOutcome | None = None
+            grading_error: VerifierError | None = None
+            try:
+                outcome = self.verifier.check(self.state, initial, VerifierContext(text, self.task))
+            except VerifierError as exc:
+                grading_error = exc
+            except Exception as exc:  # a verifier object not made with define_verifier
+                grading_error = VerifierError(
+                    f'Verifier "{getattr(self.verifier, "id", "?")}" failed: {exc or type(exc).__name__}',
+                    {"verifierId": getattr(self.verifier, "id", None), "taskId": self.task.id},
+                )
+                grading_error.__cause__ = exc
+            result = None
+            if outcome is not None:
+                result = result_dict(outcome, self.tool_calls, self.tool_errors, final_reason, raw_output, error)
+                if listening:
+                    self.emit("verifier_result", {
+                        "verifierId": outcome.verifier_id,
+                        "passed": outcome.passed,
+                        "reward": outcome.reward,
+                        "checks": result["checks"],
+                    })
+            # The diff compares against a pristine copy: a verifier must not change the snapshot.
+            state_diff = diff_state(restore_state(self._snapshot, self._snapshot_is_orjson), self.state)
+            self.end = EpisodeEnd(final_reason, error, raw_output, outcome, result, state_diff, grading_error)
+            if listening:
+                finished_at = iso_now()
+                run = {
+                    "runId": self.run_id,
+                    "environment": self.environment,
+                    "taskId": self.task.id,
+                    "task": self.task.to_json(),
+                    "verifierId": self.task.verifier_id,
+                    "verifierName": getattr(self.verifier, "name", None),
+                    "config": self.config(),
+                    "startedAt": self.started_at,
+                    "finishedAt": finished_at,
+                    "durationMs": js_round((time.monotonic() - self.started) * 1000.0),
+                    "terminationReason": final_reason,
+                    "toolCallCount": self.tool_calls,
+                }
+                end_note = {"type": "episode_end", "result": result, "stateDiff": state_diff, "run": run}
+                for fn in self.listeners:
+                    fn(end_note)
+            self.listeners = []
+            if grading_error is not None:
+                raise grading_error
+            return self.end

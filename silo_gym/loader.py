@@ -1,0 +1,392 @@
+"""Finding and opening environments, reading manifests, discovering tasks (silo-format §2).
+
+Search order for known environments (gym-api.md, "Ids and registration"): each ``SILO_GYM_PATH``
+entry (a directory *of* environments), then ``<cwd>/.silo/environments``, then the environments
+shipped with the package. The first match by lower-cased name wins.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .errors import SiloError
+from .jsonfmt import loads_strict
+from .models import Manifest, Task
+from .names import check_safe_name, is_safe_name
+
+__all__ = [
+    "Environment",
+    "EnvironmentLocation",
+    "discover_tasks",
+    "display_path",
+    "environment_roots",
+    "find_environment",
+    "list_environments",
+    "list_locations",
+    "open_environment",
+    "open_environment_at",
+    "read_manifest",
+    "shipped_environments_dir",
+]
+
+MANIFEST_FILE = "silo.environment.json"
+
+
+def shipped_environments_dir() -> Path:
+    """The environments shipped with the package: ``silo_gym/environments`` in a wheel, or the
+    repository's top-level ``environments/`` in an editable install."""
+    inside = Path(__file__).resolve().parent / "environments"
+    if inside.is_dir():
+        return inside
+    return Path(__file__).resolve().parent.parent / "environments"
+
+
+@dataclass(frozen=True)
+class EnvironmentLocation:
+    """Where an environment lives: its lower-cased ``name``, its directory, and whether it was
+    found through the shipped step of the search order (then it is read-only, silo-format §10.1)."""
+
+    name: str
+    path: Path
+    shipped: bool
+
+
+def environment_roots(cwd: str | os.PathLike[str] | None = None) -> list[tuple[Path, bool]]:
+    """The directories of environments, in search order, as ``(directory, shipped)`` pairs."""
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    roots: list[tuple[Path, bool]] = []
+    for entry in os.environ.get("SILO_GYM_PATH", "").split(os.pathsep):
+        if entry:
+            p = Path(entry)
+            roots.append(((p if p.is_absolute() else base / p), False))
+    roots.append((base / ".silo" / "environments", False))
+    roots.append((shipped_environments_dir(), True))
+    return roots
+
+
+def list_locations(cwd: str | os.PathLike[str] | None = None) -> list[EnvironmentLocation]:
+    """Every known environment, first match by lower-cased name, sorted by name (code point)."""
+    found: dict[str, EnvironmentLocation] = {}
+    for root, shipped in environment_roots(cwd):
+        try:
+            children = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for child in children:
+            if child.startswith(".") or not is_safe_name(child):
+                continue
+            path = root / child
+            if not path.is_dir():
+                continue
+            key = child.lower()
+            if key not in found:
+                found[key] = EnvironmentLocation(key, path.resolve(), shipped)
+    return [found[k] for k in sorted(found)]
+
+
+def list_environments(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """The known environment names, lower-cased, each once, sorted (silo-format §2.2)."""
+    return [loc.name for loc in list_locations(cwd)]
+
+
+def find_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> EnvironmentLocation:
+    """Resolve an environment name (silo-format §2.2).
+
+    Raises:
+        SiloError: ``unsafe_name`` for a name that is not safe (checked before any file access);
+            ``environment_not_found`` with details ``{environment, available}``.
+    """
+    check_safe_name(name, "environment")
+    locations = list_locations(cwd)
+    for loc in locations:
+        if loc.name == name.lower():
+            return loc
+    available = [loc.name for loc in locations]
+    if available:
+        message = f'Environment "{name}" was not found. Available: {", ".join(available)}.'
+    else:
+        message = f'Environment "{name}" was not found. Create it with "silo-gym init {name}".'
+    raise SiloError("environment_not_found", message, {"environment": name, "available": available})
+
+
+def display_path(path: Path, project_root: str | os.PathLike[str] | None = None) -> str:
+    """POSIX path relative to the project root when inside it, else absolute (silo-format §2.3)."""
+    root = Path(project_root) if project_root is not None else Path.cwd()
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def _read_json(path: Path, project_root: str | os.PathLike[str] | None) -> Any:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        raise
+    try:
+        return loads_strict(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        shown = display_path(path, project_root)
+        raise SiloError("invalid_json", f"{shown} is not valid JSON.", {"path": shown}) from exc
+
+
+def read_manifest(
+    env_dir: Path, project_root: str | os.PathLike[str] | None = None
+) -> tuple[Manifest, bool]:
+    """Read ``silo.environment.json`` with silo-format §2.3 defaults; returns (manifest, present).
+
+    Raises:
+        SiloError: ``invalid_json`` when the file does not parse.
+    """
+    path = env_dir / MANIFEST_FILE
+    if not path.is_file():
+        return Manifest.from_raw(None, env_dir.name), False
+    return Manifest.from_raw(_read_json(path, project_root), env_dir.name), True
+
+
+_REQUIRED_TASK_FIELDS = ("id", "title", "instruction", "verifierId")
+
+
+def discover_tasks(
+    env_name: str, env_dir: Path, project_root: str | os.PathLike[str] | None = None
+) -> list[Task]:
+    """Discover ``tasks/*.json`` by silo-format §2.5, sorted by id.
+
+    Raises:
+        SiloError: ``invalid_json`` or ``task_invalid`` (details as in the spec).
+    """
+    tasks_dir = env_dir / "tasks"
+    try:
+        names = sorted(n for n in os.listdir(tasks_dir) if n.endswith(".json") and (tasks_dir / n).is_file())
+    except OSError:
+        return []
+    seen: dict[str, str] = {}
+    tasks: list[Task] = []
+    for file_name in names:
+        raw = _read_json(tasks_dir / file_name, project_root)
+        tasks.append(parse_task(raw, env_name, file_name))
+        tid = tasks[-1].id
+        if tid in seen:
+            raise SiloError(
+                "task_invalid",
+                f'Task id "{tid}" is declared twice in environment "{env_name}": {seen[tid]} and {file_name}.',
+                {"environment": env_name, "id": tid, "files": [seen[tid], file_name]},
+            )
+        seen[tid] = file_name
+    tasks.sort(key=lambda t: t.id)
+    return tasks
+
+
+def parse_task(raw: Any, env_name: str, file_name: str) -> Task:
+    """Check one parsed task file by silo-format §2.5 steps 2–4 and build the task (§2.6)."""
+    if not isinstance(raw, dict):
+        raise SiloError(
+            "task_invalid",
+            f'Task file "{file_name}" in environment "{env_name}" is not a JSON object.',
+            {"environment": env_name, "file": file_name},
+        )
+    for field_name in _REQUIRED_TASK_FIELDS:
+        value = raw.get(field_name)
+        if not isinstance(value, str) or not value.strip():
+            raise SiloError(
+                "task_invalid",
+                f'Task file "{file_name}" in environment "{env_name}" is missing a non-empty "{field_name}".',
+                {"environment": env_name, "file": file_name, "field": field_name},
+            )
+    if not is_safe_name(raw["id"]):
+        raise SiloError(
+            "task_invalid",
+            f'Task file "{file_name}" in environment "{env_name}" has an unsafe id "{raw["id"]}".',
+            {"environment": env_name, "file": file_name, "field": "id"},
+        )
+    return Task.from_raw(raw)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """An opened environment (silo-format §2.4 step 7)."""
+
+    name: str
+    path: Path
+    manifest: Manifest
+    manifest_present: bool
+    entrypoint: Path
+    module: ModuleType
+    tasks: tuple[Task, ...]
+    shipped: bool = False
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id. Raises ``task_not_found`` (silo-format §5.1)."""
+        if not self.tasks:
+            raise SiloError(
+                "task_not_found",
+                f'No tasks found in environment "{self.name}". Add a task before running.',
+                {"environment": self.name, "taskId": task_id},
+            )
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise SiloError(
+            "task_not_found",
+            f'Task "{task_id}" was not found in {self.name}.',
+            {"environment": self.name, "taskId": task_id},
+        )
+
+    @property
+    def verifiers(self) -> list[Any]:
+        return list(self.module.verifiers)
+
+
+_cache: dict[str, ModuleType] = {}
+_cache_lock = threading.Lock()
+_load_counter = itertools.count(1)
+
+
+def resolve_entrypoint(env_name: str, env_dir: Path, entrypoint: str) -> Path:
+    """Join and lexically normalise the entrypoint; refuse one outside the directory (§2.4 step 3)."""
+    base = os.path.abspath(env_dir)
+    joined = os.path.normpath(os.path.join(base, entrypoint))
+    try:
+        rel = os.path.relpath(joined, base)
+    except ValueError:  # another drive
+        rel = ".."
+    if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+        raise SiloError(
+            "entrypoint_outside_environment",
+            f'Entrypoint "{entrypoint}" of environment "{env_name}" is outside the environment directory.',
+            {"environment": env_name, "entrypoint": entrypoint},
+        )
+    return Path(joined)
+
+
+def _import_package(env_dir: Path, entry: Path) -> ModuleType:
+    """Import the environment directory as a package under a fresh private name (§2.4 step 4)."""
+    safe = "".join(c if c.isalnum() else "_" for c in env_dir.name)
+    pkg_name = f"_silo_env_{safe}_{next(_load_counter)}"
+    init = env_dir / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(pkg_name, init, submodule_search_locations=[str(env_dir)])
+    else:
+        spec = ModuleSpec(pkg_name, None, is_package=True)
+        spec.submodule_search_locations = [str(env_dir)]
+    if spec is None:
+        raise ImportError(f"cannot import {env_dir}")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[pkg_name] = package
+    try:
+        if spec.loader is not None:
+            spec.loader.exec_module(package)
+        rel = entry.relative_to(os.path.abspath(env_dir))
+        if rel == Path("__init__.py"):
+            if not init.is_file():
+                raise FileNotFoundError(f"No such file: {entry}")
+            return package
+        if not entry.is_file():
+            raise FileNotFoundError(f"No such file: {entry}")
+        parts = list(rel.with_suffix("").parts) if rel.suffix == ".py" else list(rel.parts)
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return importlib.import_module(".".join([pkg_name, *parts]))
+    except BaseException:
+        for key in [k for k in sys.modules if k == pkg_name or k.startswith(pkg_name + ".")]:
+            del sys.modules[key]
+        raise
+
+
+def load_module(env_name: str, env_dir: Path, entry: Path, *, fresh: bool) -> ModuleType:
+    """Import the entrypoint; cached per process by entrypoint path unless ``fresh`` (§2.4)."""
+    key = str(entry)
+    if not fresh:
+        with _cache_lock:
+            cached = _cache.get(key)
+        if cached is not None:
+            return cached
+    try:
+        module = _import_package(env_dir, entry)
+    except Exception as exc:
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'Environment "{env_name}" could not be imported: {type(exc).__name__}: {exc}',
+            {"environment": env_name, "entrypoint": str(entry)},
+        ) from exc
+    with _cache_lock:
+        if fresh:
+            _cache[key] = module
+        else:
+            module = _cache.setdefault(key, module)
+    return module
+
+
+def check_contract(env_name: str, module: ModuleType) -> None:
+    """The three exports of silo-format §2.4 step 5, in order."""
+    problems = (
+        ("create_state", callable(getattr(module, "create_state", None)),
+         f'Environment "{env_name}" does not export create_state().'),
+        ("bind_tools", callable(getattr(module, "bind_tools", None)),
+         f'Environment "{env_name}" does not export bind_tools().'),
+        ("verifiers", isinstance(getattr(module, "verifiers", None), (list, tuple)),
+         f'Environment "{env_name}" does not export a verifiers list.'),
+    )
+    for missing, ok, message in problems:
+        if not ok:
+            raise SiloError("runtime_contract_invalid", message, {"environment": env_name, "missing": missing})
+
+
+def open_environment_at(
+    name: str,
+    path: str | os.PathLike[str],
+    *,
+    fresh: bool = True,
+    shipped: bool = False,
+    project_root: str | os.PathLike[str] | None = None,
+) -> Environment:
+    """Open the environment in directory ``path`` under the name ``name`` (§2.4 steps 2–7)."""
+    env_dir = Path(os.path.abspath(path))
+    if not env_dir.is_dir():
+        raise SiloError(
+            "environment_not_found",
+            f'Environment "{name}" was not found. Create it with "silo-gym init {name}".',
+            {"environment": name, "available": []},
+        )
+    manifest, present = read_manifest(env_dir, project_root)
+    entry = resolve_entrypoint(name, env_dir, manifest.entrypoint)
+    module = load_module(name, env_dir, entry, fresh=fresh)
+    check_contract(name, module)
+    tasks = discover_tasks(name, env_dir, project_root)
+    return Environment(
+        name=name,
+        path=env_dir,
+        manifest=manifest,
+        manifest_present=present,
+        entrypoint=entry,
+        module=module,
+        tasks=tuple(tasks),
+        shipped=shipped,
+    )
+
+
+def open_environment(
+    name: str, cwd: str | os.PathLike[str] | None = None, fresh: bool = True
+) -> Environment:
+    """Open an environment by name (silo-format §2.4).
+
+    ``fresh=True`` imports its code under a new private module name (seeing edited code);
+    ``fresh=False`` reuses the per-process cached module. Opening never calls ``create_state()``
+    or ``bind_tools()``.
+
+    Raises:
+        SiloError: ``unsafe_name``, ``environment_not_found``, ``invalid_json``,
+            ``entrypoint_outside_environment``, ``runtime_contract_invalid``, ``task_invalid``.
+    """
+    loc = find_environment(name, cwd)
+    return open_environment_at(name, loc.path, fresh=fresh, shipped=loc.shipped, project_root=cwd)

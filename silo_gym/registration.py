@@ -1,0 +1,160 @@
+"""Environments and tasks -> Gymnasium ids (gym-api.md, "Ids and registration").
+
+Every task is registered as ``silo/<environment>-<TASK id>`` and every environment with tasks as
+``silo/<environment>``. Registration reads only manifests and ``tasks/*.json``: it imports no
+environment code. Specs are inserted in O(1) each (Gymnasium's own ``register`` scans the whole
+registry per call, which is quadratic for many ids).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+from gymnasium.envs.registration import ENV_ID_RE, EnvSpec, registry
+
+from .errors import SiloError, SiloRegistrationWarning
+from .loader import discover_tasks, list_locations, read_manifest
+from .names import check_safe_name
+
+__all__ = ["NAMESPACE", "environment_ids", "register_all", "register_environment", "registered_environments"]
+
+NAMESPACE = "silo"
+ENTRY_POINT = "silo_gym.env:SiloEnv"
+VECTOR_ENTRY_POINT = "silo_gym.vector:make_vector_env"
+
+#: lower-cased environment name -> (directory, registered ids)
+_registered: dict[str, tuple[Path, list[str]]] = {}
+
+
+def registered_environments() -> dict[str, tuple[Path, list[str]]]:
+    """A copy of what this process registered: name -> (directory, ids)."""
+    return {k: (p, list(ids)) for k, (p, ids) in _registered.items()}
+
+
+def _check_id(env_id: str) -> None:
+    match = ENV_ID_RE.fullmatch(env_id)
+    if match is None or match.group("version") is not None or match.group("namespace") != NAMESPACE:
+        if match is not None and match.group("version") is not None:
+            reason = f'the id "{env_id}" ends in "-v{match.group("version")}", which Gymnasium reads as a version'
+        else:
+            reason = f'"{env_id}" is not a valid Gymnasium id'
+        raise SiloError("task_invalid", f"Cannot register {reason}.", {"id": env_id})
+
+
+def environment_ids(name: str, env_dir: Path) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """The ids an environment directory registers, checked; raises ``SiloError`` on any problem.
+
+    Returns ``(ids, [(id, task_id or None), ...])``.
+    """
+    check_safe_name(name, "environment")
+    read_manifest(env_dir)  # invalid_json surfaces here
+    tasks = discover_tasks(name, env_dir)
+    if not tasks:
+        return [], []
+    pairs: list[tuple[str, str | None]] = [(f"{NAMESPACE}/{name}", None)]
+    pairs += [(f"{NAMESPACE}/{name}-{t.id}", t.id) for t in tasks]
+    for env_id, _ in pairs:
+        _check_id(env_id)
+    return [p[0] for p in pairs], pairs
+
+
+def _versioned_names() -> set[tuple[str | None, str]]:
+    return {(s.namespace, s.name) for s in registry.values() if s.version is not None}
+
+
+def _insert(name: str, env_dir: Path, pairs: list[tuple[str, str | None]],
+            versioned: set[tuple[str | None, str]]) -> None:
+    for env_id, task_id in pairs:
+        spec = EnvSpec(
+            id=env_id,
+            entry_point=ENTRY_POINT,
+            vector_entry_point=VECTOR_ENTRY_POINT,
+            kwargs={"environment": name, "task_id": task_id, "path": str(env_dir)},
+        )
+        if (spec.namespace, spec.name) in versioned:
+            raise SiloError("task_invalid", f'Cannot register "{env_id}": a versioned id of that name exists.',
+                            {"id": env_id})
+        registry[env_id] = spec
+
+
+def _unregister(name: str) -> None:
+    old = _registered.pop(name, None)
+    if old is not None:
+        for env_id in old[1]:
+            registry.pop(env_id, None)
+
+
+def register_all(cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """Register every known environment (gym-api.md search order); never raises for disk content.
+
+    A broken environment is skipped with one ``SiloRegistrationWarning`` naming its path and why.
+    Returns the ids registered by this call.
+    """
+    versioned = _versioned_names()
+    added: list[str] = []
+    for loc in list_locations(cwd):
+        if loc.name in _registered:
+            continue
+        try:
+            ids, pairs = environment_ids(loc.name, loc.path)
+        except SiloError as exc:
+            warnings.warn(f"silo_gym skipped the environment at {loc.path}: {exc}", SiloRegistrationWarning,
+                          stacklevel=2)
+            continue
+        except OSError as exc:
+            warnings.warn(f"silo_gym skipped the environment at {loc.path}: {exc}", SiloRegistrationWarning,
+                          stacklevel=2)
+            continue
+        if not ids:
+            continue
+        try:
+            _insert(loc.name, loc.path, pairs, versioned)
+        except SiloError as exc:
+            warnings.warn(f"silo_gym skipped the environment at {loc.path}: {exc}", SiloRegistrationWarning,
+                          stacklevel=2)
+            for env_id, _ in pairs:
+                registry.pop(env_id, None)
+            continue
+        _registered[loc.name] = (loc.path, ids)
+        added += ids
+    return added
+
+
+def register_environment(path: str | os.PathLike[str], *, override: bool = False) -> list[str]:
+    """Register one environment directory at run time; returns the ids it registered.
+
+    The environment's name is its lower-cased directory name. An environment with no tasks
+    registers nothing.
+
+    Raises:
+        SiloError: ``environment_not_found`` when ``path`` is not a directory; ``unsafe_name``,
+            ``invalid_json``, ``task_invalid`` as in silo-format §2.3/§2.5;
+            ``environment_already_exists`` on a name clash unless ``override=True``.
+    """
+    env_dir = Path(os.path.abspath(path))
+    if not env_dir.is_dir():
+        raise SiloError("environment_not_found", f'Environment directory "{path}" was not found.',
+                        {"environment": str(path), "available": []})
+    name = env_dir.name.lower()
+    ids, pairs = environment_ids(name, env_dir)
+    if name in _registered and not override:
+        existing = _registered[name][0]
+        raise SiloError(
+            "environment_already_exists",
+            f'Environment "{name}" already exists (as "{existing}").',
+            {"environment": name, "existing": str(existing)},
+        )
+    _unregister(name)
+    if not ids:
+        return []
+    _insert(name, env_dir, pairs, _versioned_names())
+    _registered[name] = (env_dir, ids)
+    return ids
+
+
+def spec_kwargs(env_id: str) -> dict[str, Any]:
+    """The kwargs of a registered silo id (``environment``, ``task_id``, ``path``)."""
+    return dict(registry[env_id].kwargs)

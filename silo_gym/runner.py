@@ -1,0 +1,209 @@
+"""``run_task``: a Silo-style agent function driving one task (silo-format §5.6).
+
+The runner builds ``RecordRun(SiloEnv(...))`` and gives the agent the episode's ``call_tool``; it
+never calls ``step``. When the agent settles it calls the env's ``finish`` following the
+runner's table of silo-format §5.3, so the Gymnasium env and the runner share one set of rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import itertools
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .env import SiloEnv
+from .episode import Episode
+from .errors import RunLimitError, SiloError
+from .models import Task
+from .tools import tool_list
+from .verifiers import VerifierOutcome
+from .wrappers.record import RecordRun
+
+__all__ = ["GRACE_MS", "RunResult", "load_agent", "run_task"]
+
+#: How long past the deadline the runner waits for an agent before abandoning it (our rule).
+GRACE_MS = 2000
+
+_agent_counter = itertools.count(1)
+
+
+@dataclass
+class RunResult:
+    """What ``run_task`` returns (silo-format §5.6)."""
+
+    run: dict[str, Any]
+    task: Task
+    agent_output: Any
+    passed: bool
+    reward: float
+    verifier: VerifierOutcome
+    tool_errors: int
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    run_dir: str = ""
+    error: str | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+    state_diff: dict[str, Any] = field(default_factory=dict)
+
+
+def _split_agent_spec(spec: str) -> tuple[str, str]:
+    head, sep, tail = spec.rpartition(":")
+    if sep and tail.isidentifier() and head.endswith(".py"):
+        return head, tail
+    return spec, "agent"
+
+
+def load_agent(spec: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None) -> Callable[..., Any]:
+    """Import an agent from ``path/to/file.py[:name]`` under a private module name (§5.6).
+
+    Raises:
+        SiloError: ``agent_invalid`` when the import fails or the name is missing or not callable.
+    """
+    text = os.fspath(spec)
+    file_part, name = _split_agent_spec(text)
+    path = Path(file_part)
+    if not path.is_absolute():
+        path = (Path(cwd) if cwd is not None else Path.cwd()) / path
+    module_name = f"_silo_agent_{next(_agent_counter)}"
+    try:
+        if not path.is_file():
+            raise FileNotFoundError(f"No such file: {path}")
+        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[module_name] = module
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        sys.modules.pop(module_name, None)
+        raise SiloError("agent_invalid", f'Agent "{text}" could not be imported: {type(exc).__name__}: {exc}',
+                        {"agent": text}) from exc
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        raise SiloError("agent_invalid", f'Agent "{text}" must define a callable named "{name}".', {"agent": text})
+    return fn  # type: ignore[no-any-return]
+
+
+def _call_agent(agent: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    if inspect.iscoroutinefunction(agent):
+        return asyncio.run(agent(*args))
+    value = agent(*args)
+    if inspect.iscoroutine(value):
+        return asyncio.run(value)
+    return value
+
+
+def run_task(
+    environment: str,
+    task_id: str,
+    agent: Callable[..., Any] | str | os.PathLike[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    max_tool_calls: int = 100,
+    timeout_ms: int = 120000,
+    runs_dir: str | os.PathLike[str] | None = None,
+) -> RunResult:
+    """Run a Silo-style agent on one task and record the run (silo-format §5.6, gym-api.md).
+
+    ``agent(task, tools, call_tool, signal)`` is called with the instruction, a fresh copy of the
+    tool list, ``call_tool(name, input=None) -> tool result dict`` (raises ``RunLimitError`` once
+    a limit fired) and a ``threading.Event`` set when a limit fires. It returns
+    ``{"output": answer}``; ``async def`` agents run on their own event loop. The agent runs on a
+    worker thread; ``run_task`` returns at the latest ``timeout_ms`` + 2000 ms after the start.
+
+    Args:
+        agent: a callable, or ``"path/to/file.py[:name]"`` (name defaults to ``agent``), resolved
+            against ``cwd`` when relative.
+        runs_dir: defaults to ``<cwd>/.silo/runs``.
+
+    Raises:
+        SiloError: setup errors of silo-format §5.1 (``environment_not_found``,
+            ``task_not_found``, ``verifier_not_found``, ``agent_invalid``, ...).
+        VerifierError: grading failed (``run.json`` and ``state-diff.json`` are still written).
+    """
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    env = SiloEnv(environment, task_id, max_tool_calls=max_tool_calls, timeout_ms=timeout_ms, cwd=cwd)
+    agent_path: str | None = None
+    if callable(agent):
+        agent_fn = agent
+    else:
+        agent_path = os.fspath(agent)
+        agent_fn = load_agent(agent_path, cwd)
+    recorder = RecordRun(env, runs_dir=runs_dir if runs_dir is not None else base / ".silo" / "runs",
+                         agent_path=agent_path)
+    trace: list[dict[str, Any]] = []
+    run_json: dict[str, Any] = {}
+
+    def collect(event: dict[str, Any]) -> None:
+        if event["type"] == "episode_end":
+            run_json.update(event["run"])
+        else:
+            trace.append(event)
+
+    env.add_listener(collect)
+    instruction, info = recorder.reset()
+    episode = env.episode
+    assert episode is not None
+
+    outcome: dict[str, Any] = {}
+
+    def call_tool(name: str, input: Any = None) -> dict[str, Any]:
+        return episode.call_tool(name, input)
+
+    def worker() -> None:
+        try:
+            outcome["value"] = _call_agent(agent_fn, (instruction, tool_list(episode.tools), call_tool, episode.signal))
+        except BaseException as exc:  # settle on anything the agent raised
+            outcome["exc"] = exc
+
+    thread = threading.Thread(target=worker, name=f"silo-agent-{task_id}", daemon=True)
+    timer = threading.Timer(timeout_ms / 1000.0, episode.expire)
+    timer.daemon = True
+    timer.start()
+    thread.start()
+    thread.join((timeout_ms + GRACE_MS) / 1000.0)
+    timer.cancel()
+    _settle(env, episode, thread, outcome, timeout_ms)
+    end = episode.end
+    assert end is not None and end.outcome is not None and end.result is not None
+    return RunResult(
+        run=run_json,
+        task=episode.task,
+        agent_output=end.raw_output,
+        passed=end.outcome.passed,
+        reward=end.outcome.reward,
+        verifier=end.outcome,
+        tool_errors=episode.tool_errors,
+        trace=trace,
+        run_dir=recorder.run_dir or "",
+        error=end.error,
+        result=end.result,
+        state_diff=end.state_diff,
+    )
+
+
+def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: dict[str, Any],
+            timeout_ms: int) -> None:
+    """Apply the runner's table of silo-format §5.3 through the env's ``finish``."""
+    if thread.is_alive():
+        env.finish(None, error=f"Agent did not return within {timeout_ms} ms.", reason="timeout")
+        return
+    exc = outcome.get("exc")
+    if exc is None:
+        value = outcome.get("value")
+        raw = value["output"] if isinstance(value, dict) and "output" in value else None
+        env.finish(raw)
+        return
+    if isinstance(exc, RunLimitError):
+        env.finish(None, error=exc.message, reason=exc.reason)
+        return
+    if not isinstance(exc, Exception):
+        raise exc  # KeyboardInterrupt / SystemExit from the agent thread
+    env.finish(None, error=str(exc) or type(exc).__name__, reason="agent_error")

@@ -1,0 +1,148 @@
+"""``RecordRun``: the env's episode events -> ``trace.jsonl``, ``result.json``, ``state-diff.json``,
+``run.json`` (silo-format §6; gym-api.md, "Recording")."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import time
+from pathlib import Path
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+
+from ..jsonfmt import dumps_compact_bytes, dumps_pretty_bytes
+
+__all__ = ["RecordRun", "create_run_dir", "new_run_id", "write_atomic"]
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def new_run_id(prefix: str = "run") -> str:
+    """``<prefix>_<YYYYMMDDHHMMSS>_<4 random [0-9a-z]>`` from the UTC clock (silo-format §6.1)."""
+    stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime())
+    return f"{prefix}_{stamp}_{''.join(secrets.choice(_ALPHABET) for _ in range(4))}"
+
+
+def create_run_dir(runs_dir: Path) -> tuple[str, Path]:
+    """Create a run directory exclusively; retry with a new suffix on a clash (silo-format §6.1).
+
+    Raises:
+        OSError: the last error after 100 attempts, or any error creating ``runs_dir``.
+    """
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    last: OSError | None = None
+    for _ in range(100):
+        run_id = new_run_id()
+        path = runs_dir / run_id
+        try:
+            path.mkdir()
+            return run_id, path
+        except FileExistsError as exc:
+            last = exc
+    assert last is not None
+    raise last
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path`` (name starting with ``.``), then rename
+    it over ``path`` (silo-format §6.6). The temporary file never survives an error."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+
+
+class _RunWriter:
+    """Writes one run: trace lines as events arrive, the three JSON files at the end."""
+
+    __slots__ = ("run_dir", "_trace", "events", "keep_events")
+
+    def __init__(self, run_dir: Path, keep_events: bool = False) -> None:
+        self.run_dir = run_dir
+        self._trace = open(run_dir / "trace.jsonl", "ab")  # noqa: SIM115 - closed at the end
+        self.events: list[dict[str, Any]] = []
+        self.keep_events = keep_events
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        if event["type"] == "episode_end":
+            self._end(event)
+            return
+        self._trace.write(dumps_compact_bytes(event) + b"\n")
+        self._trace.flush()
+
+    def _end(self, note: dict[str, Any]) -> None:
+        try:
+            self._trace.close()
+            write_atomic(self.run_dir / "state-diff.json", dumps_pretty_bytes(note["stateDiff"]))
+            if note["result"] is not None:
+                write_atomic(self.run_dir / "result.json", dumps_pretty_bytes(note["result"]))
+            write_atomic(self.run_dir / "run.json", dumps_pretty_bytes(note["run"]))
+        finally:
+            if not self._trace.closed:
+                self._trace.close()
+
+    def discard(self) -> None:
+        self._trace.close()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs):
+    """Record every episode of a ``SiloEnv`` as a Silo run directory (gym-api.md, "Recording").
+
+    Each ``reset`` creates ``<runs_dir>/<runId>/`` and subscribes to the env's events; the run
+    gets ``trace.jsonl`` (one compact JSON line per event, flushed as it happens), then
+    ``state-diff.json``, ``result.json`` (not when grading failed) and ``run.json``, each written
+    atomically when the episode ends, however it ends (``step``, ``finish``, ``abort``, or an
+    abandoning ``reset``/``close``). ``run_id`` and ``run_dir`` (absolute ``str``) are added to the
+    reset info and to every step's info of that episode.
+
+    Args:
+        env: a ``SiloEnv`` or a wrapper around one.
+        runs_dir: where run directories go; a relative path is resolved against the current
+            directory when the wrapper is built. Created with its parents.
+        agent_path: recorded as ``config.agentPath`` (``None`` gives ``null``).
+    """
+
+    def __init__(self, env: gym.Env[str, Any], runs_dir: str | os.PathLike[str] = ".silo/runs",
+                 agent_path: str | None = None) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, runs_dir=runs_dir, agent_path=agent_path)
+        gym.Wrapper.__init__(self, env)
+        if not hasattr(env.unwrapped, "add_listener"):
+            raise TypeError("RecordRun wraps a silo_gym SiloEnv (its unwrapped env has no add_listener).")
+        self.runs_dir = Path(os.path.abspath(runs_dir))
+        self.agent_path = agent_path
+        self.run_id: str | None = None
+        self.run_dir: str | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        run_id, run_dir = create_run_dir(self.runs_dir)
+        try:
+            writer = _RunWriter(run_dir)
+        except BaseException:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+        self.env.unwrapped.add_listener(writer, run_id=run_id, agent_path=self.agent_path)  # type: ignore[attr-defined]
+        try:
+            obs, info = self.env.reset(seed=seed, options=options)
+        except BaseException:
+            writer.discard()
+            raise
+        self.run_id, self.run_dir = run_id, str(run_dir)
+        info["run_id"] = run_id
+        info["run_dir"] = self.run_dir
+        return obs, info
+
+    def step(self, action: Any) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info["run_id"] = self.run_id
+        info["run_dir"] = self.run_dir
+        return obs, reward, terminated, truncated, info
