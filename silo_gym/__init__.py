@@ -19,11 +19,13 @@ from .errors import (
 from .jsonfmt import canonical, dumps_compact, dumps_pretty, format_number, js_number
 from .loader import list_environments, open_environment
 from .models import Manifest, Task, ValidationReport
+from .project import Silo
 from .registration import register_all as _register_all
 from .registration import register_environment
 from .rounding import js_round, percent_one_decimal, round2, to_fixed
 from .runner import RunResult, run_task
 from .tools import SiloTool, Tool, bind_tools, define_tool
+from .validate import validate
 from .verifiers import (
     SiloVerifier,
     VerifierCheck,
@@ -43,6 +45,7 @@ __all__ = [
     "RunLimitError",
     "RunResult",
     "SiloEnv",
+    "Silo",
     "SiloError",
     "SiloRegistrationWarning",
     "SiloTool",
@@ -75,4 +78,5 @@ __all__ = [
     "run_task",
     "to_fixed",
     "tool_error",
+    "validate",
 ]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .jsonfmt import _orjson_compact, canonical
+import orjson
+
+from .jsonfmt import _FALLBACK, _default, _prepare, _raw_compact, _TooDeep, canonical
 
 __all__ = ["ABSENT", "EMPTY_DIFF_BYTES", "diff_state", "js_strict_equal", "key_by_id"]
 
@@ -51,6 +53,19 @@ def js_strict_equal(a: Any, b: Any) -> bool:
     return a is b
 
 
+def _index_by_id(rows: list[Any]) -> dict[Any, int]:
+    """:func:`key_by_id`, with each key mapped to the index of the row it ends up holding."""
+    out: dict[Any, int] = {}
+    for i, row in enumerate(rows):
+        if isinstance(row, dict):
+            rid = row.get("id")
+            if isinstance(rid, str):
+                out[rid] = i
+                continue
+        out[str(i)] = i
+    return out
+
+
 def key_by_id(rows: list[Any]) -> dict[Any, Any]:
     """Key a list of rows by id (silo-format §8).
 
@@ -58,37 +73,79 @@ def key_by_id(rows: list[Any]) -> dict[Any, Any]:
     index as a string (``"0"``, ``"1"``, ...). When a key repeats, the later row replaces the
     earlier one and the key keeps the position where it first appeared (plain dict assignment).
     """
-    out: dict[Any, Any] = {}
-    for i, row in enumerate(rows):
-        if isinstance(row, dict):
-            rid = row.get("id")
-            if isinstance(rid, str):
-                out[rid] = row
-                continue
-        out[str(i)] = row
-    return out
+    return {k: rows[i] for k, i in _index_by_id(rows).items()}
+
+
+_FAILED: Final = object()
+
+
+def _prepared(value: Any) -> Any:
+    """``value`` with floats pre-formatted for orjson (one walk), or ``_FAILED`` if too deep."""
+    try:
+        return _prepare(value)
+    except (_TooDeep, RecursionError):
+        return _FAILED
+
+
+def _prepared_bytes(prepared: Any) -> bytes | None:
+    try:
+        return orjson.dumps(prepared, default=_default)
+    except _FALLBACK:
+        return None
+
+
+def _record_map(coll: Any, prepared: Any) -> dict[Any, tuple[Any, Any]]:
+    """Collection key -> (record, its prepared form or ``_FAILED``), in collection order."""
+    if isinstance(coll, list):
+        if prepared is _FAILED:
+            return {k: (coll[i], _FAILED) for k, i in _index_by_id(coll).items()}
+        return {k: (coll[i], prepared[i]) for k, i in _index_by_id(coll).items()}
+    if prepared is _FAILED:
+        return {k: (v, _FAILED) for k, v in coll.items()}
+    return {k: (v, prepared[k]) for k, v in coll.items()}
+
+
+def _record_bytes(record: Any, prepared: Any) -> bytes:
+    """``canonical(record)``, from its prepared form when orjson can write that."""
+    if prepared is not _FAILED:
+        out = _prepared_bytes(prepared)
+        if out is not None:
+            return out
+    return canonical(record)
 
 
 def _collection_entry(before: Any, after: Any) -> dict[str, list[Any]] | None:
-    """``{"added", "removed", "changed"}`` for one collection, or ``None`` when nothing changed."""
-    # Fast path: the same canonical bytes for the whole collection mean the same keys in the same
-    # order with the same canonical bytes per record (a list and a dict never share bytes). Only
-    # trusted when the orjson path wrote both sides (str keys only, no lone surrogates, no huge
-    # ints, shallow enough), so each record's embedded bytes are its own canonical bytes.
+    """``{"added", "removed", "changed"}`` for one collection, or ``None`` when nothing changed.
+
+    ``changed`` compares each common record's :func:`~silo_gym.jsonfmt.canonical` bytes (§8).
+    Each side is walked once (float formatting, :func:`silo_gym.jsonfmt._prepare`); records are
+    then written from that prepared tree, which gives the same bytes as ``canonical(record)``.
+    """
     if before is after:
         return None
-    whole_before = _orjson_compact(before)
-    if whole_before is not None and whole_before == _orjson_compact(after):
-        return None
-    before_map = key_by_id(before) if isinstance(before, list) else before
-    after_map = key_by_id(after) if isinstance(after, list) else after
+    # Plain orjson bytes (floats not yet JavaScript-formatted, so cheap) decide whether to try the
+    # fast path; when they differ the collection has almost surely changed.
+    raw_before = _raw_compact(before)
+    likely_same = raw_before is not None and raw_before == _raw_compact(after)
+    prep_before = _prepared(before)
+    prep_after = _prepared(after)
+    if likely_same and prep_before is not _FAILED and prep_after is not _FAILED:
+        # Fast path: the same canonical bytes for the whole collection mean the same keys in the
+        # same order with the same canonical bytes per record (a list and a dict never share
+        # bytes). Only trusted when orjson wrote both sides (str keys only, no lone surrogates,
+        # no huge ints), so each record's embedded bytes are its own canonical bytes.
+        whole_before = _prepared_bytes(prep_before)
+        if whole_before is not None and whole_before == _prepared_bytes(prep_after):
+            return None
+    before_map = _record_map(before, prep_before)
+    after_map = _record_map(after, prep_after)
     added = [k for k in after_map if k not in before_map]
     removed = [k for k in before_map if k not in after_map]
     changed = []
-    for k, a in after_map.items():
+    for k, (a, pa) in after_map.items():
         if k in before_map:
-            b = before_map[k]
-            if b is not a and canonical(b) != canonical(a):
+            b, pb = before_map[k]
+            if b is not a and _record_bytes(b, pb) != _record_bytes(a, pa):
                 changed.append(k)
     if added or removed or changed:
         return {"added": added, "removed": removed, "changed": changed}

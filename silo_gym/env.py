@@ -16,7 +16,7 @@ from gymnasium.error import ResetNeeded
 
 from .episode import Episode, EpisodeEnd, Listener, _orjson_exact, parse_action, snapshot_state
 from .errors import SiloError
-from .jsonfmt import dumps_compact
+from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, open_environment, open_environment_at
 from .models import Task
 from .spaces import JsonText, ToolCall
@@ -260,16 +260,17 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
             VerifierError: grading failed on the step that ended the episode.
         """
-        ep = self._active()
+        ep = self.episode
+        if ep is None or ep.done:
+            ep = self._active()  # raises ResetNeeded with the right message
         parsed = parse_action(action)
         if parsed.kind == "answer":
             return self._finish(ep, parsed.answer, None, None, None, None)
-        with ep.lock:
-            reason = ep.check_limits()
-            if reason is not None:
-                return self._finish(ep, None, ep.limit_message, None, None, None)
-            result, call_id = ep.run_call(parsed)
-        text = dumps_compact(result)
+        # Single-threaded by Gymnasium's contract; the runner's threads use call_tool and its lock.
+        if ep.check_limits() is not None:
+            return self._finish(ep, None, ep.limit_message, None, None, None)
+        result, call_id, has_float = ep.run_call(parsed)
+        text = dumps_compact(result) if has_float else dumps_compact_float_free(result)
         if len(text) > self.max_observation_length:
             text = dumps_compact({
                 "output": {
@@ -306,9 +307,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         terminated = end.reason == "completed"
         obs = dumps_compact({"terminationReason": end.reason, "error": end.error})
         if self.render_mode == "ansi":
+            if end.raw_output is not None:
+                self._transcript.append(f"Answer: {text_form(end.raw_output)}")
             self._transcript.append(
                 f"End: {end.reason}" + (f" ({end.error})" if end.error else "")
-                + f"; passed={str(outcome.passed).lower()} reward={reward}"
+                + f"; passed={str(outcome.passed).lower()} reward={format_number(reward)}"
             )
         info = {
             "tool_calls": ep.tool_calls,

@@ -44,11 +44,24 @@ ACCEPTED_SHAPES = (
 Listener = Callable[[dict[str, Any]], None]
 
 
+_iso_cache: list[Any] = [-1, ""]
+
+
 def iso_now() -> str:
     """The wall clock as UTC ISO-8601 with milliseconds and ``Z`` (silo-format §6.4)."""
     t = time.time()
     secs = int(t)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{int((t - secs) * 1000):03d}Z"
+    cache = _iso_cache
+    if cache[0] != secs:  # formatting the date part once per second keeps events cheap
+        cache[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
+        cache[0] = secs
+    return f"{cache[1]}.{int((t - secs) * 1000):03d}Z"
+
+
+class FloatFreeEvent(dict):  # type: ignore[type-arg]
+    """A trace event known to hold no float, so a recorder may serialise it directly."""
+
+    __slots__ = ()
 
 
 class ParsedAction:
@@ -79,6 +92,13 @@ def _invalid(reason: str, received: Any, parsed: Any) -> ParsedAction:
 
 def parse_action(action: Any) -> ParsedAction:
     """Check an action's shape in the spec's order (gym-api.md, "One episode"); never raises."""
+    if type(action) is dict:  # the common well-formed tool call, decided at once
+        tool = action.get("tool")
+        size = len(action)
+        if type(tool) is str and (size == 1 or (size == 2 and "input" in action)):
+            tool_input = action.get("input")
+            if tool_input is None or type(tool_input) is dict:
+                return ParsedAction("tool", tool, tool_input, None, None, tool, tool_input)
     value = action
     if isinstance(action, str):
         try:
@@ -241,10 +261,10 @@ class Episode:
     def config(self) -> dict[str, Any]:
         return {"maxToolCalls": self.max_tool_calls, "timeoutMs": self.timeout_ms, "agentPath": self.agent_path}
 
-    def emit(self, type_: str, fields: dict[str, Any]) -> None:
+    def emit(self, type_: str, fields: dict[str, Any], float_free: bool = False) -> None:
         """Build one trace event (silo-format §6.5) and hand it to every listener."""
         self._seq += 1
-        event = {"seq": self._seq, "type": type_, "at": iso_now()}
+        event = (FloatFreeEvent if float_free else dict)(seq=self._seq, type=type_, at=iso_now())
         event.update(fields)
         for fn in self.listeners:
             fn(event)
@@ -262,7 +282,12 @@ class Episode:
         self.signal.set()
 
     def check_limits(self) -> str | None:
-        """Steps 2–3 of silo-format §5.2: the limit that refuses this call, or None."""
+        """Steps 2–3 of silo-format §5.2: the limit that refuses this call, or None.
+
+        A limit that already fired (``expire()``) refuses every later call.
+        """
+        if self.limit_reason is not None:
+            return self.limit_reason
         if time.monotonic() >= self.deadline:
             self.fire("timeout")
             return "timeout"
@@ -271,16 +296,12 @@ class Episode:
             return "max_tool_calls"
         return None
 
-    @staticmethod
-    def limit_text(reason: str, max_tool_calls: int) -> str:
-        return "Run ended: timeout." if reason == "timeout" else f"Tool call limit exceeded ({max_tool_calls})."
-
     # -- one call (silo-format §5.2 steps 4–6) -----------------------------------------------------
 
-    def run_call(self, parsed: ParsedAction) -> tuple[dict[str, Any], int]:
+    def run_call(self, parsed: ParsedAction) -> tuple[dict[str, Any], int, bool]:
         """Count, trace, execute and record one call that passed the limit checks.
 
-        Returns ``(tool result dict, call_id)``.
+        Returns ``(tool result dict, call_id, whether the result may hold a float)``.
         """
         self.tool_calls += 1
         call_id = self.tool_calls
@@ -293,6 +314,7 @@ class Episode:
                 "output": {"code": "invalid_action", "message": f"{parsed.reason} {ACCEPTED_SHAPES}"},
                 "isError": True,
             }
+            has_float = False
         else:
             tool = self.tool_map.get(parsed.tool)
             if tool is None:
@@ -300,8 +322,13 @@ class Episode:
                     "output": {"code": "tool_not_found", "message": f'Unknown tool "{parsed.tool}".'},
                     "isError": True,
                 }
+                has_float = False
             else:
-                result = tool.execute(parsed.input)
+                tracked = getattr(tool, "execute_tracked", None)
+                if tracked is not None:
+                    result, has_float = tracked(parsed.input)
+                else:  # a tool object not made by bind_tools
+                    result, has_float = tool.execute(parsed.input), True
         is_error = "isError" in result
         if is_error:
             self.tool_errors += 1
@@ -312,8 +339,8 @@ class Episode:
                 "output": result["output"],
                 "isError": is_error,
                 "durationMs": js_round((time.perf_counter() - t0) * 1000.0),
-            })
-        return result, call_id
+            }, float_free=not has_float)
+        return result, call_id, has_float
 
     def call_tool(self, name: Any, input: Any = None) -> dict[str, Any]:
         """The runner's path (silo-format §5.2, runner branch).
@@ -339,8 +366,7 @@ class Episode:
                                       traced_tool=name, traced_input=input)
             else:
                 parsed = ParsedAction("tool", tool=name, input=input, traced_tool=name, traced_input=input)
-            result, _ = self.run_call(parsed)
-            return result
+            return self.run_call(parsed)[0]
 
     def expire(self) -> None:
         """The runner's deadline timer: record ``timeout`` unless a limit fired, set ``signal``."""
@@ -366,14 +392,14 @@ class Episode:
             agent_ms = js_round((time.monotonic() - self.started) * 1000.0)
             listening = bool(self.listeners)
             if listening:
-                self.emit("agent_output", {"output": text})
+                self.emit("agent_output", {"output": text}, float_free=True)
                 self.emit("run_end", {
                     "terminationReason": final_reason,
                     "error": error,
                     "toolCalls": self.tool_calls,
                     "toolErrors": self.tool_errors,
                     "durationMs": agent_ms,
-                })
+                }, float_free=True)
             initial = restore_state(self._snapshot, self._snapshot_is_orjson)
             outcome: VerifierOutcome | None = None
             grading_error: VerifierError | None = None

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_DEPTH",
     "canonical",
     "dumps_compact",
+    "dumps_compact_float_free",
     "dumps_compact_bytes",
     "dumps_pretty",
     "dumps_pretty_bytes",
@@ -64,6 +65,10 @@ def js_number(x: float) -> str:
     if x < _MAX_SAFE and x == int(x):
         return str(int(x))
     r = repr(x)
+    if "e" not in r:
+        # Python's plain range (1e-4 <= x < 1e16) lies inside JavaScript's (1e-6 <= x < 1e21),
+        # and both print the same shortest digits there.
+        return r[:-2] if r.endswith(".0") else r
     mantissa, _, exp_text = r.partition("e")
     exp = int(exp_text) if exp_text else 0
     int_part, _, frac_part = mantissa.partition(".")
@@ -114,12 +119,31 @@ def format_number(x: Any) -> str:
     return str(x)
 
 
+# Memo of float -> what orjson should write (int, None or a Fragment): states repeat their floats
+# (the diff serializes both sides), and formatting one costs far more than a dict lookup.
+# 0.0 and -0.0 share an entry, which is right: both are written as 0.
+_FRAGMENTS: dict[float, Any] = {}
+_FRAGMENTS_MAX = 8192
+
+
 def _float_fragment(x: float) -> Any:
+    try:
+        return _FRAGMENTS[x]
+    except KeyError:
+        pass
     if x != x or x in (math.inf, -math.inf):
         return None
     if -_MAX_SAFE < x < _MAX_SAFE and x == int(x):
-        return int(x)
-    return _Fragment(js_number(x))
+        out: Any = int(x)
+    else:
+        out = _Fragment(js_number(x))
+    if len(_FRAGMENTS) >= _FRAGMENTS_MAX:
+        _FRAGMENTS.clear()
+    _FRAGMENTS[x] = out
+    return out
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 class _TooDeep(Exception):
@@ -132,18 +156,18 @@ def _prepare(v: Any, depth: int = 0) -> Any:
     Anything that is not JSON-compatible becomes ``None``, so orjson never writes its native
     forms of dates, UUIDs, enums or dataclasses (silo-format §7.3: such values are ``null``).
     Subclasses of ``str``/``int``/``float``/``dict``/``list`` are reduced to their base type.
+    Containers are copied only when something inside them changes.
     """
     t = type(v)
-    if t is str or t is int or t is bool or v is None:
-        return v
-    if t is float:
-        return _float_fragment(v)
     if t is dict:
         if depth >= _ORJSON_MAX_DEPTH:
             raise _TooDeep
         out = None
         for k, item in v.items():
-            new = _prepare(item, depth + 1)
+            ti = type(item)
+            if ti in _PLAIN:
+                continue
+            new = _float_fragment(item) if ti is float else _prepare(item, depth + 1)
             if new is not item:
                 if out is None:
                     out = dict(v)
@@ -154,7 +178,10 @@ def _prepare(v: Any, depth: int = 0) -> Any:
             raise _TooDeep
         out_list = None
         for i, item in enumerate(v):
-            new = _prepare(item, depth + 1)
+            ti = type(item)
+            if ti in _PLAIN:
+                continue
+            new = _float_fragment(item) if ti is float else _prepare(item, depth + 1)
             if new is not item:
                 if out_list is None:
                     out_list = list(v)
@@ -162,6 +189,10 @@ def _prepare(v: Any, depth: int = 0) -> Any:
         if out_list is None and t is tuple:
             return list(v)
         return v if out_list is None else out_list
+    if t in _PLAIN:
+        return v
+    if t is float:
+        return _float_fragment(v)
     if isinstance(v, str):
         return str.__str__(v)
     if isinstance(v, int):  # bool has no subclasses, so this is a true int subclass (IntEnum, ...)
@@ -182,15 +213,10 @@ def _default(_: Any) -> None:
 _FALLBACK = (TypeError, ValueError, RecursionError, OverflowError, _TooDeep)
 
 
-def _orjson_compact(value: Any) -> bytes | None:
-    """Compact bytes from the orjson path, or ``None`` when the pure-Python writer is needed.
-
-    When this returns bytes, the value has only ``str`` keys, no lone surrogates and no
-    integers beyond 64 bits, and is nested less than orjson's limit (used by the state diff's
-    whole-collection fast path, silo-format §8).
-    """
+def _raw_compact(value: Any) -> bytes | None:
+    """Plain orjson bytes, floats as orjson writes them: a cheap hint, not the canonical form."""
     try:
-        return orjson.dumps(_prepare(value), default=_default)
+        return orjson.dumps(value, default=_default)
     except _FALLBACK:
         return None
 
@@ -201,6 +227,15 @@ def dumps_compact_bytes(value: Any) -> bytes:
         return orjson.dumps(_prepare(value), default=_default)
     except _FALLBACK:
         return _py_dumps(value, False).encode("utf-8", "surrogatepass")
+
+
+def dumps_compact_float_free(value: Any) -> str:
+    """:func:`dumps_compact` for a value known to hold no float: no number formatting needed, so
+    orjson writes it directly (the step hot path). Falls back to :func:`dumps_compact`."""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except (TypeError, RecursionError, OverflowError):
+        return dumps_compact(value)
 
 
 def dumps_compact(value: Any) -> str:

@@ -7,6 +7,8 @@ shipped with the package. The first match by lower-cased name wins.
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import itertools
 import os
@@ -170,12 +172,14 @@ def discover_tasks(
         names = sorted(n for n in os.listdir(tasks_dir) if n.endswith(".json") and (tasks_dir / n).is_file())
     except OSError:
         return []
-    seen: dict[str, str] = {}
     tasks: list[Task] = []
     for file_name in names:
         raw = _read_json(tasks_dir / file_name, project_root)
         tasks.append(parse_task(raw, env_name, file_name))
-        tid = tasks[-1].id
+    # Duplicates are step 4: only after every file passed step 3.
+    seen: dict[str, str] = {}
+    for file_name, task in zip(names, tasks, strict=True):
+        tid = task.id
         if tid in seen:
             raise SiloError(
                 "task_invalid",
@@ -269,13 +273,52 @@ def resolve_entrypoint(env_name: str, env_dir: Path, entrypoint: str) -> Path:
     return Path(joined)
 
 
-def _import_package(env_dir: Path, entry: Path) -> ModuleType:
-    """Import the environment directory as a package under a fresh private name (§2.4 step 4)."""
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles from the source file, never from ``__pycache__``, and writes no bytecode.
+
+    A ``.pyc`` is trusted when the source's size and mtime in whole seconds match, so an edit of
+    the same size within one second would otherwise load the old code into a fresh load.
+    """
+
+    def path_stats(self, path: str) -> Any:
+        raise OSError("fresh environment loads compile from source")  # SourceLoader skips the .pyc
+
+
+#: Package names of fresh loads, whose modules all compile from source.
+_fresh_packages: set[str] = set()
+
+
+class _FreshLoadFinder(importlib.abc.MetaPathFinder):
+    """Finds the submodules of a fresh load like ``PathFinder`` does, with :class:`_SourceOnlyLoader`."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> ModuleSpec | None:
+        if path is None or fullname.partition(".")[0] not in _fresh_packages:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
+            spec.loader = _SourceOnlyLoader(spec.loader.name, spec.loader.path)
+        return spec
+
+
+_finder = _FreshLoadFinder()
+
+
+def _import_package(env_dir: Path, entry: Path, fresh: bool = True) -> ModuleType:
+    """Import the environment directory as a package under a fresh private name (§2.4 step 4).
+
+    A ``fresh`` load compiles every module from source, so it sees edited code.
+    """
     safe = "".join(c if c.isalnum() else "_" for c in env_dir.name)
     pkg_name = f"_silo_env_{safe}_{next(_load_counter)}"
     init = env_dir / "__init__.py"
+    if fresh:
+        _fresh_packages.add(pkg_name)
+        if _finder not in sys.meta_path:
+            sys.meta_path.insert(0, _finder)
     if init.is_file():
-        spec = importlib.util.spec_from_file_location(pkg_name, init, submodule_search_locations=[str(env_dir)])
+        loader = _SourceOnlyLoader(pkg_name, str(init)) if fresh else None
+        spec = importlib.util.spec_from_file_location(pkg_name, init, loader=loader,
+                                                      submodule_search_locations=[str(env_dir)])
     else:
         spec = ModuleSpec(pkg_name, None, is_package=True)
         spec.submodule_search_locations = [str(env_dir)]
@@ -300,6 +343,7 @@ def _import_package(env_dir: Path, entry: Path) -> ModuleType:
     except BaseException:
         for key in [k for k in sys.modules if k == pkg_name or k.startswith(pkg_name + ".")]:
             del sys.modules[key]
+        _fresh_packages.discard(pkg_name)
         raise
 
 
@@ -312,7 +356,7 @@ def load_module(env_name: str, env_dir: Path, entry: Path, *, fresh: bool) -> Mo
         if cached is not None:
             return cached
     try:
-        module = _import_package(env_dir, entry)
+        module = _import_package(env_dir, entry, fresh)
     except Exception as exc:
         raise SiloError(
             "runtime_contract_invalid",

@@ -16,8 +16,8 @@ from typing import Any
 from gymnasium.envs.registration import ENV_ID_RE, EnvSpec, registry
 
 from .errors import SiloError, SiloRegistrationWarning
-from .loader import discover_tasks, list_locations, read_manifest
-from .names import check_safe_name
+from .loader import discover_tasks, environment_roots, list_locations, read_manifest
+from .names import check_safe_name, is_safe_name
 
 __all__ = ["NAMESPACE", "environment_ids", "register_all", "register_environment", "registered_environments"]
 
@@ -38,10 +38,10 @@ def _check_id(env_id: str) -> None:
     match = ENV_ID_RE.fullmatch(env_id)
     if match is None or match.group("version") is not None or match.group("namespace") != NAMESPACE:
         if match is not None and match.group("version") is not None:
-            reason = f'the id "{env_id}" ends in "-v{match.group("version")}", which Gymnasium reads as a version'
+            reason = f'it ends in "-v{match.group("version")}", which Gymnasium reads as a version'
         else:
-            reason = f'"{env_id}" is not a valid Gymnasium id'
-        raise SiloError("task_invalid", f"Cannot register {reason}.", {"id": env_id})
+            reason = "it is not a valid Gymnasium id"
+        raise SiloError("task_invalid", f'Cannot register "{env_id}": {reason}.', {"id": env_id})
 
 
 def environment_ids(name: str, env_dir: Path) -> tuple[list[str], list[tuple[str, str | None]]]:
@@ -95,6 +95,20 @@ def register_all(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """
     versioned = _versioned_names()
     added: list[str] = []
+    for root, _ in environment_roots(cwd):
+        # A directory whose name is not safe is never an environment; say so (hidden ones stay quiet).
+        try:
+            children = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for child in children:
+            if child.startswith(".") or is_safe_name(child) or not (root / child).is_dir():
+                continue
+            try:
+                check_safe_name(child, "environment")
+            except SiloError as exc:
+                warnings.warn(f"silo_gym skipped the environment at {root / child}: {exc}",
+                              SiloRegistrationWarning, stacklevel=2)
     for loc in list_locations(cwd):
         if loc.name in _registered:
             continue

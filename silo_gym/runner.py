@@ -22,6 +22,7 @@ from typing import Any
 from .env import SiloEnv
 from .episode import Episode
 from .errors import RunLimitError, SiloError
+from .loader import _SourceOnlyLoader
 from .models import Task
 from .tools import tool_list
 from .verifiers import VerifierOutcome
@@ -75,7 +76,9 @@ def load_agent(spec: str | os.PathLike[str], cwd: str | os.PathLike[str] | None 
     try:
         if not path.is_file():
             raise FileNotFoundError(f"No such file: {path}")
-        module_spec = importlib.util.spec_from_file_location(module_name, path)
+        # Compiled from source (never a stale .pyc), so an edited agent file is seen at once.
+        module_spec = importlib.util.spec_from_file_location(
+            module_name, path, loader=_SourceOnlyLoader(module_name, str(path)))
         if module_spec is None or module_spec.loader is None:
             raise ImportError(f"cannot load {path}")
         module = importlib.util.module_from_spec(module_spec)

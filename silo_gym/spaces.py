@@ -42,6 +42,7 @@ import functools
 import importlib
 import math
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeGuard
@@ -406,6 +407,11 @@ def _str_or(x: Any, default: Any) -> Any:
     return x if isinstance(x, str) else default
 
 
+def _js_comparable(x: Any) -> bool:
+    """Whether ``x`` can ever be ``===`` to a JSON input: a scalar, and not NaN."""
+    return x is None or isinstance(x, (str, bool, int)) or (isinstance(x, float) and x == x)
+
+
 def _type_ok(value: Any, t: str) -> bool:
     if t == "integer":
         return _is_num(value) and float(value).is_integer()
@@ -479,6 +485,9 @@ class _SchemaSampler:
         enum = schema.get("enum")
         if isinstance(enum, list) and enum:
             items = [e for e in enum if not (not_null and e is None)]
+            # Silo's enum check is JavaScript ``===`` (silo-format §14.2): an object, an array or
+            # NaN never equals a member, so draw scalars whenever the enum has any.
+            items = [e for e in items if _js_comparable(e)] or items
             if types:
                 typed = [e for e in items if any(_type_ok(e, t) for t in types)]
                 items = typed or items
@@ -942,7 +951,9 @@ _pattern_cache: dict[str, re.Pattern[str] | None] = {}
 def _compile(pattern: str) -> re.Pattern[str] | None:
     if pattern not in _pattern_cache:
         try:
-            _pattern_cache[pattern] = re.compile(pattern)
+            with warnings.catch_warnings():  # e.g. FutureWarning for POSIX classes like [[:alpha:]]
+                warnings.simplefilter("ignore")
+                _pattern_cache[pattern] = re.compile(pattern)
         except (re.error, RecursionError, OverflowError):
             _pattern_cache[pattern] = None
     return _pattern_cache[pattern]
@@ -963,7 +974,9 @@ class _RegexSampler:
 
     def generate(self, pattern: str) -> str | None:
         try:
-            parsed = self._parser.parse(pattern)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                parsed = self._parser.parse(pattern)
             return self.seq(parsed)
         except Exception:
             return None

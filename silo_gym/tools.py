@@ -72,8 +72,18 @@ def clone_output(value: Any) -> Any:
         TypeError: ``Object of type <TypeName> is not JSON serializable`` for any other value,
             including a dict with a non-string key.
     """
+    return _clone(value, [])
+
+
+def _clone(value: Any, floats: list[bool]) -> Any:
+    """:func:`clone_output` that also appends to ``floats`` when it meets a float, so the caller
+    knows whether the fast serialiser (no JavaScript float formatting needed) applies."""
     t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None:
+    if t is str or t is int or t is bool or value is None:
+        return value
+    if t is float:
+        if not floats:
+            floats.append(True)
         return value
     if t is dict:
         out = {}
@@ -82,10 +92,10 @@ def clone_output(value: Any) -> Any:
                 if not isinstance(k, str):
                     raise TypeError(f"Object of type {type(k).__name__} is not JSON serializable")
                 k = str(k)
-            out[k] = clone_output(v)
+            out[k] = _clone(v, floats)
         return out
     if t is list or t is tuple:
-        return [clone_output(v) for v in value]
+        return [_clone(v, floats) for v in value]
     # Subclasses of the JSON types are copied as their base type.
     if isinstance(value, bool):
         return bool(value)
@@ -94,11 +104,13 @@ def clone_output(value: Any) -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
+        if not floats:
+            floats.append(True)
         return float(value)
     if isinstance(value, dict):
-        return clone_output(dict(value))
+        return _clone(dict(value), floats)
     if isinstance(value, (list, tuple)):
-        return [clone_output(v) for v in value]
+        return [_clone(v, floats) for v in value]
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
@@ -135,6 +147,12 @@ class Tool:
         self._run = source.run
 
     def execute(self, input: Any = None) -> dict[str, Any]:
+        """Validate, run, clone (silo-format §3.2): ``{"output": ...}`` or an error result."""
+        return self.execute_tracked(input)[0]
+
+    def execute_tracked(self, input: Any = None) -> tuple[dict[str, Any], bool]:
+        """:meth:`execute`, plus whether the result may hold a float (then the canonical writer
+        must format numbers; otherwise the result can be serialised as it is)."""
         args = {} if input is None else input
         problems = self._problems(args)
         if problems:
@@ -145,11 +163,12 @@ class Tool:
                     "details": {"problems": problems},
                 },
                 "isError": True,
-            }
+            }, False
+        floats: list[bool] = []
         try:
-            return {"output": clone_output(self._run(self.state, args))}
+            return {"output": _clone(self._run(self.state, args), floats)}, bool(floats)
         except Exception as exc:  # §3.4: every failure of run becomes an error result
-            return {"output": error_payload(exc), "isError": True}
+            return {"output": error_payload(exc), "isError": True}, True
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r})"

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
+import orjson
 
+from ..episode import FloatFreeEvent
 from ..jsonfmt import dumps_compact_bytes, dumps_pretty_bytes
 
 __all__ = ["RecordRun", "create_run_dir", "new_run_id", "write_atomic"]
@@ -61,6 +63,13 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _fast_line(event: dict[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(event)
+    except (TypeError, OverflowError, RecursionError):
+        return dumps_compact_bytes(event)
+
+
 class _RunWriter:
     """Writes one run: trace lines as events arrive, the three JSON files at the end."""
 
@@ -76,7 +85,8 @@ class _RunWriter:
         if event["type"] == "episode_end":
             self._end(event)
             return
-        self._trace.write(dumps_compact_bytes(event) + b"\n")
+        line = dumps_compact_bytes(event) if type(event) is not FloatFreeEvent else _fast_line(event)
+        self._trace.write(line + b"\n")
         self._trace.flush()
 
     def _end(self, note: dict[str, Any]) -> None:

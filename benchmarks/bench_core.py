@@ -1,0 +1,154 @@
+"""Step, reset and recording cost against their floors, and whole-episode throughput."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import orjson
+
+import silo_gym
+from silo_gym import SiloEnv
+from silo_gym.tools import clone_output
+from silo_gym.wrappers import RecordRun
+
+from .common import Sizes, Table, interleaved, ratio, verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+NO_LIMIT = 10**9
+CHEAP = ("get_current_date", {})
+TYPICAL = ("get_opportunity", {"opportunityId": "OPP-003"})
+
+
+def _load_solver() -> Any:
+    spec = importlib.util.spec_from_file_location("_bench_crm_solver", ROOT / "examples" / "agents" / "crm_solver.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bench_step(sizes: Sizes) -> Table:
+    table = Table("step: SiloEnv.step vs the floor (tool.run + compiled schema check + output clone)")
+    env = SiloEnv("demo", "TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+    env.reset(seed=0)
+    made = gym.make("silo/demo-TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+    made.reset(seed=0)
+    assert env.episode is not None
+    state = env.episode.state
+    for label, (name, tool_input) in (("cheapest", CHEAP), ("typical read", TYPICAL)):
+        source = env.episode.tool_map[name].source
+        problems, run = source.validator.problems, source.run
+        action = {"tool": name, "input": tool_input}
+
+        def floor(problems: Any = problems, run: Any = run, tool_input: Any = tool_input) -> None:
+            problems(tool_input)
+            clone_output(run(state, tool_input))
+
+        times = interleaved({
+            "floor": floor,
+            "step": lambda action=action: env.step(action),
+            "make": lambda action=action: made.step(action),
+        }, sizes.loops, sizes.repeats)
+        target = 2.0 if label == "cheapest" else 1.3
+        table.add(f"{label} ({name}) floor", times["floor"], "us")
+        table.add(f"{label} ({name}) SiloEnv.step", times["step"], "us")
+        table.add(f"{label} step / floor", ratio(times["step"], times["floor"]), "x", verdict(ratio(times["step"], times["floor"]), target))
+        table.add(f"{label} gym.make step", times["make"], "us")
+        table.add(f"{label} gym.make / raw", ratio(times["make"], times["step"]), "x", verdict(ratio(times["make"], times["step"]), 1.2))
+    return table
+
+
+def _read_world_from_files(data_dir: Path) -> dict[str, Any]:
+    """The naive reset: parse the nine data files again and build the world."""
+    def load(name: str) -> Any:
+        return json.loads((data_dir / f"{name}.json").read_text(encoding="utf-8"))
+
+    world: dict[str, Any] = {"now": "2026-03-16"}
+    for key in ("users", "accounts", "contacts", "leads", "opportunities", "activities", "stages"):
+        world[key] = {r["id"]: r for r in load(key)}
+    world["auditLog"] = load("auditLog")
+    world["sequences"] = load("sequences")
+    return world
+
+
+def bench_reset(sizes: Sizes) -> Table:
+    table = Table("reset: SiloEnv.reset vs the floor (the demo world from pre-serialised bytes)")
+    env = SiloEnv("demo", "TASK-001")
+    seed_world = env.silo_env.module.create_state()
+    seed_bytes = orjson.dumps(seed_world)
+    data_dir = env.silo_env.path / "data"
+    times = interleaved({
+        "floor": lambda: orjson.loads(seed_bytes),
+        "reset": lambda: env.reset(),
+        "files": lambda: _read_world_from_files(data_dir),
+        "deepcopy": lambda: copy.deepcopy(seed_world),
+    }, max(1, sizes.loops // 4), sizes.repeats)
+    table.add("floor (orjson.loads of the world)", times["floor"], "us")
+    table.add("SiloEnv.reset", times["reset"], "us", verdict(times["reset"], 200.0))
+    table.add("reset / floor", ratio(times["reset"], times["floor"]), "x", verdict(ratio(times["reset"], times["floor"]), 2.0))
+    table.add("naive: re-read data files", times["files"], "us")
+    table.add("naive: copy.deepcopy", times["deepcopy"], "us")
+    table.add("reset vs re-reading files", ratio(times["files"], times["reset"]), "x faster")
+    table.add("reset vs deepcopy", ratio(times["deepcopy"], times["reset"]), "x faster")
+    return table
+
+
+def bench_record(sizes: Sizes) -> Table:
+    table = Table("recording: RecordRun step vs raw step")
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = SiloEnv("demo", "TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+        raw.reset(seed=0)
+        rec = RecordRun(SiloEnv("demo", "TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT), runs_dir=tmp)
+        rec.reset(seed=0)
+        action = {"tool": TYPICAL[0], "input": TYPICAL[1]}
+        times = interleaved({"raw": lambda: raw.step(action), "recorded": lambda: rec.step(action)},
+                            sizes.loops, sizes.repeats)
+        rec.close()
+    overhead = ratio(times["recorded"], times["raw"]) - 1
+    table.add("raw step", times["raw"], "us")
+    table.add("RecordRun step", times["recorded"], "us")
+    table.add("recording overhead", overhead * 100, "%", verdict(overhead * 100, 50))
+    return table
+
+
+def _episodes(env_of: Any, solver: Any, n: int) -> float:
+    import time
+
+    tasks = [f"TASK-00{i}" for i in range(1, 7)]
+    envs = {t: env_of(t) for t in tasks}
+    t0 = time.perf_counter()
+    for i in range(n):
+        env = envs[tasks[i % 6]]
+        policy = solver.make_policy()
+        obs, info = env.reset(seed=i)
+        while True:
+            obs, reward, term, trunc, info = env.step(policy(obs, info))
+            if term or trunc:
+                if not info["passed"]:
+                    raise AssertionError(f"solver failed {info['result']}")
+                break
+    elapsed = time.perf_counter() - t0
+    for env in envs.values():
+        env.close()
+    return n / elapsed
+
+
+def bench_episodes(sizes: Sizes) -> Table:
+    table = Table("whole episodes: the reference solver over the six demo tasks")
+    solver = _load_solver()
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = _episodes(lambda t: gym.make(f"silo/demo-{t}"), solver, sizes.episodes)
+        rec = _episodes(lambda t: RecordRun(gym.make(f"silo/demo-{t}"), runs_dir=tmp), solver, sizes.episodes)
+    table.add("episodes per second (gym.make)", raw, "ep/s")
+    table.add("episodes per second (recorded)", rec, "ep/s")
+    table.add("recorded / raw throughput", ratio(rec, raw), "x")
+    return table
+
+
+__all__ = ["bench_episodes", "bench_record", "bench_reset", "bench_step", "silo_gym"]

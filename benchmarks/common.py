@@ -1,0 +1,113 @@
+"""Timing helpers and result output shared by the benchmarks."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+@dataclass
+class Sizes:
+    """How much work each benchmark does; ``quick`` is for smoke tests."""
+
+    repeats: int = 7
+    loops: int = 2000
+    episodes: int = 300
+    memory_episodes: int = 100_000
+    vector_steps: int = 200
+    register_ids: int = 10_000
+
+    @classmethod
+    def quick(cls) -> Sizes:
+        return cls(repeats=2, loops=20, episodes=5, memory_episodes=50, vector_steps=4, register_ids=50)
+
+
+def per_call_us(fn: Callable[[], Any], loops: int, repeats: int, setup: Callable[[], Any] | None = None) -> float:
+    """Median over ``repeats`` of the mean time of one ``fn()`` call, in microseconds."""
+    samples = []
+    for _ in range(repeats):
+        if setup is not None:
+            setup()
+        gc_was = gc.isenabled()
+        gc.disable()
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        elapsed = time.perf_counter() - t0
+        if gc_was:
+            gc.enable()
+        samples.append(elapsed / loops * 1e6)
+    return statistics.median(samples)
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], loops: int, repeats: int) -> dict[str, float]:
+    """Median µs per call of each function, measured in alternation so drift hits all alike."""
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            samples[name].append(per_call_us(fn, loops, 1))
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def machine() -> dict[str, Any]:
+    """The machine a result was measured on."""
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "system": f"{platform.system()} {platform.release()}",
+    }
+
+
+@dataclass
+class Table:
+    """Rows of (metric, value, unit, note) printed aligned and written as JSON."""
+
+    title: str
+    rows: list[tuple[str, float | str, str, str]] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, metric: str, value: float | str, unit: str = "", note: str = "") -> None:
+        self.rows.append((metric, value, unit, note))
+        self.data[metric] = {"value": value, "unit": unit, "note": note}
+
+    def render(self) -> str:
+        def cell(v: float | str) -> str:
+            if isinstance(v, float):
+                return f"{v:,.2f}" if abs(v) < 1000 else f"{v:,.0f}"
+            return str(v)
+
+        cells = [(m, cell(v), u, n) for m, v, u, n in self.rows]
+        w = [max([len(c[i]) for c in cells] + [6]) for i in range(3)]
+        out = [f"== {self.title} =="]
+        for m, v, u, n in cells:
+            out.append(f"  {m.ljust(w[0])}  {v.rjust(w[1])} {u.ljust(w[2])}  {n}".rstrip())
+        return "\n".join(out)
+
+    def write(self, name: str, out_dir: Path = RESULTS_DIR) -> Path:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / f"{name}.json"
+        payload = {"title": self.title, "machine": machine(), "results": self.data}
+        path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        return path
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b else float("inf")
+
+
+def verdict(value: float, target: float, lower_is_better: bool = True) -> str:
+    ok = value <= target if lower_is_better else value >= target
+    return f"target {'<=' if lower_is_better else '>='} {target:g}: {'met' if ok else 'MISSED'}"

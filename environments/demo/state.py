@@ -1,0 +1,355 @@
+"""The CRM world's types and the domain helpers shared by the tools and the verifiers.
+
+Every helper that needs "today" reads ``state["now"]``; nothing here reads the wall clock.
+Rounding follows JavaScript (``silo_gym.round2`` / ``silo_gym.js_round``), never Python's ``round``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date, timedelta
+from typing import Any, Literal, TypedDict
+
+from silo_gym import js_round, round2
+
+__all__ = [
+    "STALE_STAGE_DAYS",
+    "Account",
+    "Activity",
+    "AuditEvent",
+    "Contact",
+    "Lead",
+    "Money",
+    "Opportunity",
+    "PipelineStage",
+    "RelatedTo",
+    "State",
+    "User",
+    "add_days",
+    "age_in_days",
+    "days_between",
+    "days_in_stage",
+    "first_open_stage",
+    "full_name",
+    "is_past_due",
+    "is_stale",
+    "lost_stage",
+    "money",
+    "next_id",
+    "next_stage",
+    "open_pipeline_for",
+    "probability_of",
+    "quota_attainment_percent",
+    "record_audit",
+    "stages_in_order",
+    "sum_money",
+    "weighted_amount",
+    "won_amount_for",
+    "won_stage",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Entity types (fields in stored order)
+
+
+class Money(TypedDict):
+    amount: float
+    currency: str
+
+
+class User(TypedDict):
+    id: str
+    name: str
+    email: str
+    role: Literal["rep", "manager"]
+    managerId: str | None
+    quota: Money
+    active: bool
+
+
+class Account(TypedDict):
+    id: str
+    name: str
+    industry: str
+    tier: Literal["enterprise", "mid_market", "smb"]
+    ownerId: str
+    website: str | None
+    createdDate: str
+
+
+class Contact(TypedDict):
+    id: str
+    accountId: str | None
+    firstName: str
+    lastName: str
+    email: str
+    phone: str | None
+    title: str | None
+    isPrimary: bool
+
+
+class Lead(TypedDict):
+    id: str
+    firstName: str
+    lastName: str
+    company: str
+    email: str
+    phone: str | None
+    title: str | None
+    source: str
+    status: str
+    ownerId: str
+    createdDate: str
+    lastContactedDate: str | None
+    disqualifyReason: str | None
+    convertedAccountId: str | None
+    convertedContactId: str | None
+    convertedOpportunityId: str | None
+
+
+class Opportunity(TypedDict):
+    id: str
+    name: str
+    accountId: str
+    primaryContactId: str | None
+    ownerId: str
+    stageId: str
+    amount: Money
+    expectedCloseDate: str
+    createdDate: str
+    stageEnteredDate: str
+    status: Literal["open", "won", "lost"]
+    closedDate: str | None
+    lostReason: str | None
+    sourceLeadId: str | None
+
+
+class PipelineStage(TypedDict):
+    id: str
+    name: str
+    order: int
+    probability: float
+    isClosed: bool
+
+
+class RelatedTo(TypedDict):
+    type: Literal["lead", "account", "contact", "opportunity"]
+    id: str
+
+
+class Activity(TypedDict):
+    id: str
+    type: Literal["call", "email", "meeting", "note"]
+    subject: str
+    ownerId: str
+    relatedTo: RelatedTo
+    dueDate: str | None
+    completedDate: str | None
+    notes: str | None
+
+
+class AuditEvent(TypedDict):
+    id: str
+    at: str
+    actorUserId: str
+    action: str
+    entityType: str
+    entityId: str
+    detail: str
+
+
+#: The world: ``now, users, accounts, contacts, leads, opportunities, activities, stages,
+#: auditLog, sequences`` (demo-crm.md §1). The entity collections are dicts keyed by id;
+#: ``auditLog`` is a list; ``sequences`` maps an id prefix to its last issued number.
+State = dict[str, Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# Money and dates
+
+STALE_STAGE_DAYS = 30
+
+
+def money(a: float) -> dict[str, Any]:
+    """``{"amount": round2(a), "currency": "USD"}``.
+
+    A whole amount is stored as an ``int`` (140000, like the data files), a fractional one as a
+    float; JSON has one number type, so the written bytes are the same either way, and whole
+    amounts keep tool outputs free of floats (the fast path of the observation writer).
+    """
+    amount = round2(a)
+    if amount.is_integer() and -(2**53) < amount < 2**53:
+        return {"amount": int(amount), "currency": "USD"}
+    return {"amount": amount, "currency": "USD"}
+
+
+def sum_money(amounts: Iterable[Any]) -> dict[str, Any]:
+    """``money`` of the sum of ``amounts``, added left to right in the order given.
+
+    Items are numbers; a Money dict is accepted too and contributes its ``amount``.
+    """
+    total: float = 0
+    for a in amounts:
+        total = total + (a["amount"] if isinstance(a, dict) else a)
+    return money(total)
+
+
+def days_between(a: str, b: str) -> int:
+    """Whole days from date ``a`` to date ``b`` (first 10 characters of each)."""
+    return (date.fromisoformat(b[:10]) - date.fromisoformat(a[:10])).days
+
+
+def add_days(d: str, n: int) -> str:
+    """``d`` plus ``n`` days, as ``YYYY-MM-DD``."""
+    return (date.fromisoformat(d[:10]) + timedelta(days=n)).isoformat()
+
+
+def full_name(p: dict[str, Any]) -> str:
+    """``firstName + " " + lastName`` of a contact or lead."""
+    return p["firstName"] + " " + p["lastName"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Opportunities
+
+
+def probability_of(state: State, opp: dict[str, Any]) -> float:
+    """100 when won, 0 when lost, else the probability of the opportunity's stage (0 if unknown)."""
+    status = opp["status"]
+    if status == "won":
+        return 100
+    if status == "lost":
+        return 0
+    stage = state["stages"].get(opp["stageId"])
+    return 0 if stage is None else stage["probability"]
+
+
+def weighted_amount(state: State, opp: dict[str, Any]) -> dict[str, Any]:
+    """``money(amount * probability / 100)``, multiplied first, then divided."""
+    return money(opp["amount"]["amount"] * probability_of(state, opp) / 100)
+
+
+def days_in_stage(state: State, opp: dict[str, Any]) -> int:
+    """Days since the opportunity entered its current stage (for every status)."""
+    return days_between(opp["stageEnteredDate"], state["now"])
+
+
+def age_in_days(state: State, d: str) -> int:
+    """Days from ``d`` to today."""
+    return days_between(d, state["now"])
+
+
+def is_stale(state: State, opp: dict[str, Any], threshold: int = STALE_STAGE_DAYS) -> bool:
+    """An open opportunity that has sat in its stage for more than ``threshold`` days."""
+    return opp["status"] == "open" and days_in_stage(state, opp) > threshold
+
+
+def is_past_due(state: State, opp: dict[str, Any]) -> bool:
+    """An open opportunity whose expected close date lies before today."""
+    return opp["status"] == "open" and days_between(opp["expectedCloseDate"], state["now"]) > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Stages
+
+
+def stages_in_order(state: State) -> list[dict[str, Any]]:
+    """The stages sorted by ``order``, ascending (stable)."""
+    return sorted(state["stages"].values(), key=lambda s: s["order"])
+
+
+def first_open_stage(state: State) -> dict[str, Any] | None:
+    """The first stage in order that is not closed, or ``None``."""
+    for stage in stages_in_order(state):
+        if not stage["isClosed"]:
+            return stage
+    return None
+
+
+def next_stage(state: State, stage_id: str) -> dict[str, Any] | None:
+    """The first open stage after ``stage_id`` in order; ``None`` when unknown or none follows."""
+    ordered = stages_in_order(state)
+    for i, stage in enumerate(ordered):
+        if stage["id"] == stage_id:
+            for later in ordered[i + 1 :]:
+                if not later["isClosed"]:
+                    return later
+            return None
+    return None
+
+
+def won_stage(state: State) -> dict[str, Any] | None:
+    """The first closed stage in order with probability 100, or ``None``."""
+    for stage in stages_in_order(state):
+        if stage["isClosed"] and stage["probability"] == 100:
+            return stage
+    return None
+
+
+def lost_stage(state: State) -> dict[str, Any] | None:
+    """The first closed stage in order with probability 0, or ``None``."""
+    for stage in stages_in_order(state):
+        if stage["isClosed"] and stage["probability"] == 0:
+            return stage
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# People
+
+
+def open_pipeline_for(state: State, user_id: str) -> dict[str, Any]:
+    """Sum of the amounts of the user's open opportunities (Money)."""
+    return sum_money(
+        o["amount"]["amount"]
+        for o in state["opportunities"].values()
+        if o["ownerId"] == user_id and o["status"] == "open"
+    )
+
+
+def won_amount_for(state: State, user_id: str) -> dict[str, Any]:
+    """Sum of the amounts of the user's won opportunities (Money)."""
+    return sum_money(
+        o["amount"]["amount"]
+        for o in state["opportunities"].values()
+        if o["ownerId"] == user_id and o["status"] == "won"
+    )
+
+
+def quota_attainment_percent(state: State, user: dict[str, Any]) -> float | None:
+    """Won amount over quota, in percent with one decimal (half up); ``None`` for a zero quota."""
+    quota = user["quota"]["amount"]
+    if quota == 0:
+        return None
+    won = won_amount_for(state, user["id"])["amount"]
+    return js_round(won / quota * 1000) / 10
+
+
+# ---------------------------------------------------------------------------------------------
+# Ids and audit
+
+
+def next_id(state: State, prefix: str, pad: int = 3) -> str:
+    """Advance ``sequences[prefix]`` and return ``<prefix>-<n zero-padded to pad digits>``."""
+    sequences = state["sequences"]
+    n = sequences.get(prefix, 0) + 1
+    sequences[prefix] = n
+    return f"{prefix}-{str(n).rjust(pad, '0')}"
+
+
+def record_audit(
+    state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str
+) -> None:
+    """Append one audit event, stamped with ``now`` and the next ``AUD-`` id."""
+    state["auditLog"].append(
+        {
+            "id": next_id(state, "AUD", 4),
+            "at": state["now"],
+            "actorUserId": actor,
+            "action": action,
+            "entityType": entity_type,
+            "entityId": entity_id,
+            "detail": detail,
+        }
+    )

@@ -1,0 +1,206 @@
+"""Account tools: the companies the team sells to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo_gym import define_tool
+
+from ..state import State, next_id
+from .contract import (
+    actor_prop,
+    enum_prop,
+    paginate,
+    paging_props,
+    read_enum,
+    read_optional_enum,
+    read_optional_string,
+    read_string,
+    schema,
+    string_prop,
+)
+from .helpers import (
+    account_summary,
+    actor,
+    assert_assignable,
+    audit,
+    contact_summary,
+    opportunity_summary,
+    require_account,
+)
+
+TIERS = ("enterprise", "mid_market", "smb")
+
+
+def _list_accounts(state: State, args: dict[str, Any]) -> Any:
+    owner_id = read_optional_string(args, "ownerId")
+    tier = read_optional_enum(args, "tier", TIERS)
+    industry = read_optional_string(args, "industry")
+    needle = None if industry is None else industry.lower()
+    accounts = [
+        account_summary(state, a)
+        for a in state["accounts"].values()
+        if (owner_id is None or a["ownerId"] == owner_id)
+        and (tier is None or a["tier"] == tier)
+        and (needle is None or needle in a["industry"].lower())
+    ]
+    return paginate(accounts, args)
+
+
+list_accounts = define_tool(
+    name="list_accounts",
+    description=(
+        "List customer accounts (companies), sorted by id, one page at a time, optionally filtered "
+        "by owner, tier or industry. Each entry gives id, name, industry, tier, ownerId, ownerName, "
+        "website and createdDate. Read-only."
+    ),
+    input_schema=schema(
+        {
+            "ownerId": string_prop("Only accounts owned by this user id."),
+            "tier": enum_prop(TIERS, "Only accounts of this size tier."),
+            "industry": string_prop("Only accounts whose industry contains this text (case-insensitive)."),
+            **paging_props(),
+        }
+    ),
+    run=_list_accounts,
+)
+
+
+def _search_accounts(state: State, args: dict[str, Any]) -> Any:
+    query = read_string(args, "query").lower()
+    accounts = [
+        account_summary(state, a)
+        for a in state["accounts"].values()
+        if any(
+            value is not None and query in value.lower()
+            for value in (a["id"], a["name"], a["industry"], a["website"])
+        )
+    ]
+    return paginate(accounts, args)
+
+
+search_accounts = define_tool(
+    name="search_accounts",
+    description=(
+        "Find accounts whose id, name, industry or website contains the query text "
+        "(case-insensitive). Returns a page of account summaries sorted by id. Read-only."
+    ),
+    input_schema=schema(
+        {"query": string_prop("Text to look for, for example part of a company name."), **paging_props()},
+        required=["query"],
+    ),
+    run=_search_accounts,
+)
+
+
+def _get_account(state: State, args: dict[str, Any]) -> Any:
+    account = require_account(state, read_string(args, "accountId"))
+    out = account_summary(state, account)
+    out["contacts"] = [
+        contact_summary(state, c)
+        for c in sorted(state["contacts"].values(), key=lambda c: c["id"])
+        if c["accountId"] == account["id"]
+    ]
+    out["opportunities"] = [
+        opportunity_summary(state, o)
+        for o in sorted(state["opportunities"].values(), key=lambda o: o["id"])
+        if o["accountId"] == account["id"]
+    ]
+    return out
+
+
+get_account = define_tool(
+    name="get_account",
+    description=(
+        "Get one account by id, together with all of its contacts and all of its opportunities "
+        "(open, won and lost), each list sorted by id. Read-only."
+    ),
+    input_schema=schema(
+        {"accountId": string_prop("The account's id, for example ACC-001.")}, required=["accountId"]
+    ),
+    run=_get_account,
+)
+
+
+def _create_account(state: State, args: dict[str, Any]) -> Any:
+    acting = actor(state, args)
+    owner_id = read_string(args, "ownerId")
+    assert_assignable(state, owner_id)
+    account_id = next_id(state, "ACC")
+    account = {
+        "id": account_id,
+        "name": read_string(args, "name"),
+        "industry": read_string(args, "industry"),
+        "tier": read_enum(args, "tier", TIERS),
+        "ownerId": owner_id,
+        "website": read_optional_string(args, "website"),
+        "createdDate": state["now"],
+    }
+    state["accounts"][account_id] = account
+    audit(state, acting, "create_account", "account", account_id, f"Created {account['name']}.")
+    return {"created": account_summary(state, account)}
+
+
+create_account = define_tool(
+    name="create_account",
+    description=(
+        "Create a new customer account (company). The account gets the next ACC- id and today's "
+        "date as createdDate. The owner must be an active user. Writes one audit entry. Returns "
+        '{"created": <account summary>}.'
+    ),
+    input_schema=schema(
+        {
+            "name": string_prop("Company name."),
+            "industry": string_prop("Industry the company works in, for example Software."),
+            "tier": enum_prop(TIERS, "Size tier of the company."),
+            "ownerId": string_prop("Id of the active user who will own the account."),
+            "website": string_prop("Company website domain, for example acme.example.com. Optional."),
+            "actorUserId": actor_prop(),
+        },
+        required=["name", "industry", "tier", "ownerId", "actorUserId"],
+    ),
+    run=_create_account,
+)
+
+
+def _update_account(state: State, args: dict[str, Any]) -> Any:
+    acting = actor(state, args)
+    account = require_account(state, read_string(args, "accountId"))
+    industry = read_optional_string(args, "industry")
+    tier = read_optional_enum(args, "tier", TIERS)
+    website = read_optional_string(args, "website")
+    owner_id = read_optional_string(args, "ownerId")
+    if owner_id is not None:
+        assert_assignable(state, owner_id)
+    if industry is not None:
+        account["industry"] = industry
+    if tier is not None:
+        account["tier"] = tier
+    if website is not None:
+        account["website"] = website
+    if owner_id is not None:
+        account["ownerId"] = owner_id
+    audit(state, acting, "update_account", "account", account["id"], f"Updated {account['name']}.")
+    return {"updated": account_summary(state, account)}
+
+
+update_account = define_tool(
+    name="update_account",
+    description=(
+        "Change an account's industry, tier, website or owner. Only the fields you pass are "
+        "changed; the name cannot be changed. A new owner must be an active user. Writes one audit "
+        'entry. Returns {"updated": <account summary>}.'
+    ),
+    input_schema=schema(
+        {
+            "accountId": string_prop("Id of the account to change."),
+            "industry": string_prop("New industry."),
+            "tier": enum_prop(TIERS, "New size tier."),
+            "website": string_prop("New website domain."),
+            "ownerId": string_prop("Id of the active user who should own the account from now on."),
+            "actorUserId": actor_prop(),
+        },
+        required=["accountId", "actorUserId"],
+    ),
+    run=_update_account,
+)

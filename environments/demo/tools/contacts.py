@@ -1,0 +1,229 @@
+"""Contact tools: the people at customer accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo_gym import ToolError, define_tool
+
+from ..state import State, full_name, next_id
+from .contract import (
+    actor_prop,
+    boolean_prop,
+    paginate,
+    paging_props,
+    read_boolean,
+    read_optional_string,
+    read_string,
+    schema,
+    string_prop,
+)
+from .helpers import actor, audit, contact_summary, require_account, require_contact
+
+
+def _demote_primary(state: State, account_id: str) -> None:
+    for contact in state["contacts"].values():
+        if contact["accountId"] == account_id:
+            contact["isPrimary"] = False
+
+
+def _list_contacts(state: State, args: dict[str, Any]) -> Any:
+    account_id = read_optional_string(args, "accountId")
+    primary_only = read_boolean(args, "primaryOnly", False)
+    contacts = [
+        contact_summary(state, c)
+        for c in state["contacts"].values()
+        if (account_id is None or c["accountId"] == account_id) and (not primary_only or c["isPrimary"])
+    ]
+    return paginate(contacts, args)
+
+
+list_contacts = define_tool(
+    name="list_contacts",
+    description=(
+        "List contacts (people at customer accounts), sorted by id, one page at a time, optionally "
+        "only those of one account or only primary contacts. Each entry gives id, full name, "
+        "accountId, accountName, email, phone, title and isPrimary. Read-only."
+    ),
+    input_schema=schema(
+        {
+            "accountId": string_prop("Only contacts linked to this account id."),
+            "primaryOnly": boolean_prop(
+                "When true, only return each account's primary contact.", default=False
+            ),
+            **paging_props(),
+        }
+    ),
+    run=_list_contacts,
+)
+
+
+def _search_contacts(state: State, args: dict[str, Any]) -> Any:
+    query = read_string(args, "query").lower()
+    contacts = [
+        contact_summary(state, c)
+        for c in state["contacts"].values()
+        if any(
+            value is not None and query in value.lower()
+            for value in (c["id"], full_name(c), c["email"], c["title"])
+        )
+    ]
+    return paginate(contacts, args)
+
+
+search_contacts = define_tool(
+    name="search_contacts",
+    description=(
+        "Find contacts whose id, full name, email or job title contains the query text "
+        "(case-insensitive). Returns a page of contact summaries sorted by id. Read-only."
+    ),
+    input_schema=schema(
+        {"query": string_prop("Text to look for, for example a surname or a title."), **paging_props()},
+        required=["query"],
+    ),
+    run=_search_contacts,
+)
+
+
+def _get_contact(state: State, args: dict[str, Any]) -> Any:
+    return contact_summary(state, require_contact(state, read_string(args, "contactId")))
+
+
+get_contact = define_tool(
+    name="get_contact",
+    description="Get one contact by id: full name, account, email, phone, title and whether it is the "
+    "account's primary contact. Read-only.",
+    input_schema=schema(
+        {"contactId": string_prop("The contact's id, for example CON-001.")}, required=["contactId"]
+    ),
+    run=_get_contact,
+)
+
+
+def _create_contact(state: State, args: dict[str, Any]) -> Any:
+    acting = actor(state, args)
+    account_id = read_optional_string(args, "accountId")
+    if account_id is not None:
+        require_account(state, account_id)
+    is_primary = read_boolean(args, "isPrimary", False)
+    if is_primary and account_id is None:
+        raise ToolError("invalid_input", "A primary contact must belong to an account.")
+    if is_primary:
+        _demote_primary(state, account_id)  # type: ignore[arg-type]
+    contact_id = next_id(state, "CON")
+    contact = {
+        "id": contact_id,
+        "accountId": account_id,
+        "firstName": read_string(args, "firstName"),
+        "lastName": read_string(args, "lastName"),
+        "email": read_string(args, "email"),
+        "phone": read_optional_string(args, "phone"),
+        "title": read_optional_string(args, "title"),
+        "isPrimary": is_primary,
+    }
+    state["contacts"][contact_id] = contact
+    audit(state, acting, "create_contact", "contact", contact_id, f"Created {full_name(contact)}.")
+    return {"created": contact_summary(state, contact)}
+
+
+create_contact = define_tool(
+    name="create_contact",
+    description=(
+        "Create a contact person, optionally linked to an account. The contact gets the next CON- "
+        "id. With isPrimary true the contact becomes the account's primary contact and every other "
+        "contact of that account stops being primary (a primary contact needs an account). Writes "
+        'one audit entry. Returns {"created": <contact summary>}.'
+    ),
+    input_schema=schema(
+        {
+            "firstName": string_prop("First name."),
+            "lastName": string_prop("Last name."),
+            "email": string_prop("Email address."),
+            "accountId": string_prop("Id of the account this person works at. Optional."),
+            "phone": string_prop("Phone number. Optional."),
+            "title": string_prop("Job title. Optional."),
+            "isPrimary": boolean_prop(
+                "Make this the account's primary contact (requires accountId).", default=False
+            ),
+            "actorUserId": actor_prop(),
+        },
+        required=["firstName", "lastName", "email", "actorUserId"],
+    ),
+    run=_create_contact,
+)
+
+
+def _update_contact(state: State, args: dict[str, Any]) -> Any:
+    acting = actor(state, args)
+    contact = require_contact(state, read_string(args, "contactId"))
+    email = read_optional_string(args, "email")
+    phone = read_optional_string(args, "phone")
+    title = read_optional_string(args, "title")
+    if email is not None:
+        contact["email"] = email
+    if phone is not None:
+        contact["phone"] = phone
+    if title is not None:
+        contact["title"] = title
+    audit(state, acting, "update_contact", "contact", contact["id"], f"Updated {full_name(contact)}.")
+    return {"updated": contact_summary(state, contact)}
+
+
+update_contact = define_tool(
+    name="update_contact",
+    description=(
+        "Change a contact's email, phone or job title. Only the fields you pass are changed. Writes "
+        'one audit entry. Returns {"updated": <contact summary>}.'
+    ),
+    input_schema=schema(
+        {
+            "contactId": string_prop("Id of the contact to change."),
+            "email": string_prop("New email address."),
+            "phone": string_prop("New phone number."),
+            "title": string_prop("New job title."),
+            "actorUserId": actor_prop(),
+        },
+        required=["contactId", "actorUserId"],
+    ),
+    run=_update_contact,
+)
+
+
+def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
+    acting = actor(state, args)
+    contact = require_contact(state, read_string(args, "contactId"))
+    account = require_account(state, read_string(args, "accountId"))
+    if read_boolean(args, "makePrimary", False):
+        _demote_primary(state, account["id"])
+        contact["isPrimary"] = True
+    contact["accountId"] = account["id"]
+    audit(
+        state,
+        acting,
+        "link_contact_to_account",
+        "contact",
+        contact["id"],
+        f"Linked {full_name(contact)} to {account['name']}.",
+    )
+    return {"updated": contact_summary(state, contact)}
+
+
+link_contact_to_account = define_tool(
+    name="link_contact_to_account",
+    description=(
+        "Attach a contact to an account (moving it if it was linked elsewhere). With makePrimary "
+        "true it also becomes that account's primary contact and the account's other contacts stop "
+        "being primary; otherwise its primary flag is left unchanged. Writes one audit entry. "
+        'Returns {"updated": <contact summary>}.'
+    ),
+    input_schema=schema(
+        {
+            "contactId": string_prop("Id of the contact to link."),
+            "accountId": string_prop("Id of the account to link it to."),
+            "makePrimary": boolean_prop("Also make it the account's primary contact.", default=False),
+            "actorUserId": actor_prop(),
+        },
+        required=["contactId", "accountId", "actorUserId"],
+    ),
+    run=_link_contact_to_account,
+)

@@ -1,0 +1,101 @@
+"""``silo-gym collect``: episodes and preference pairs as a data set (gym-api.md,
+"Reward-model and trajectory data").
+
+::
+
+    silo-gym collect --env demo [--tasks TASK-001,TASK-002] --policy random|path.py[:name]
+                     --episodes-per-task N --out DIR [--format jsonl,parquet,hf] [--seed S]
+                     [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
+
+Writes ``episodes.<fmt>`` and ``pairs.<fmt>`` into ``--out`` and prints a summary (rows, pairs,
+mean reward per task, files written). A progress bar goes to stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from ..data import collect, preference_pairs, write
+from ..data.io import FORMATS
+from ..rounding import to_fixed
+from . import command
+from .args import Args, UsageError
+
+__all__ = ["collect_command"]
+
+
+def _list_flag(args: Args, name: str) -> list[str]:
+    value = args.flag(name)
+    if value is None:
+        return []
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+@command("collect")
+def collect_command(args: Args) -> int:
+    env_name = args.require("env")
+    policy = args.require("policy")
+    out = args.require("out")
+    tasks = _list_flag(args, "tasks")
+    formats = _list_flag(args, "format") or ["jsonl"]
+    for fmt in formats:
+        if fmt not in FORMATS:
+            raise UsageError(f'--format must be a comma-separated list of {", ".join(FORMATS)}; got "{fmt}".')
+    episodes = args.integer("episodes-per-task", 1)
+    if episodes < 1:
+        raise UsageError("--episodes-per-task must be at least 1.")
+    seed = args.integer("seed", 0)
+    max_pairs = args.integer("max-pairs-per-task", -1)
+    env_kwargs: dict[str, Any] = {}
+    if "max-tool-calls" in args.flags:
+        env_kwargs["max_tool_calls"] = args.integer("max-tool-calls", 100)
+    if "timeout-ms" in args.flags:
+        env_kwargs["timeout_ms"] = args.integer("timeout-ms", 120000)
+    runs_dir = args.flag("runs-dir")
+    ids = [f"silo/{env_name}-{t}" for t in tasks] if tasks else [f"silo/{env_name}"]
+    if tasks:
+        import gymnasium as gym
+
+        for env_id in ids:
+            if env_id not in gym.registry:
+                raise UsageError(f'Unknown task "{env_id[len("silo/" + env_name) + 1:]}" for environment '
+                                 f'"{env_name}" (no Gymnasium id {env_id}).')
+
+    progress_bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        total = episodes * len(ids) if tasks else None
+        progress_bar = tqdm(total=total, desc=f"collect {env_name}", file=sys.stderr, unit="ep")
+
+    def tick(row: dict[str, Any]) -> None:
+        if progress_bar is not None:
+            progress_bar.update(1)
+            progress_bar.set_postfix_str(f"{row['task_id']} reward {to_fixed(row['reward'], 2)}")
+
+    try:
+        rows = collect(ids, policy, episodes_per_task=episodes, seed=seed, runs_dir=runs_dir,
+                       env_kwargs=env_kwargs or None, progress=tick)
+    finally:
+        if progress_bar is not None:
+            progress_bar.close()
+    pairs = preference_pairs(rows, None if max_pairs < 0 else max_pairs)
+    files = write(rows, out, formats, name="episodes") + write(pairs, out, formats, name="pairs")
+
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_task.setdefault(row["task_id"], []).append(row)
+    policy_label = rows[0]["policy"] if rows else policy
+    lines = [f"Collected {len(rows)} episodes from {env_name} with policy {policy_label} (seed {seed})."]
+    for task_id, task_rows in by_task.items():
+        rewards = [r["reward"] for r in task_rows]
+        passed = sum(1 for r in task_rows if r["passed"])
+        lines.append(f"  {task_id}  mean reward {to_fixed(sum(rewards) / len(rewards), 2)}  "
+                     f"passed {passed}/{len(task_rows)}")
+    lines.append(f"Preference pairs: {len(pairs)}")
+    lines.append("Wrote:")
+    lines += [f"  {os.path.relpath(f) if not os.path.isabs(out) else f}" for f in files]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

@@ -1,0 +1,311 @@
+"""``ChatPolicy``: a policy loop over any chat function (gym-api.md, "LLM policies").
+
+``ChatPolicy(complete, api=...)`` drives one Gymnasium episode of a Silo env with a chat model::
+
+    policy = ChatPolicy(complete)                       # complete(messages, tools) -> reply
+    episode = policy.run_episode(gym.make("silo/demo-TASK-001"), seed=0)
+    episode.reward, episode.messages
+
+How ``complete`` is called, per ``api``:
+
+``"chat"`` (OpenAI Chat Completions)
+    ``complete(messages, tools)``: ``messages`` are Chat messages (system, user, then assistant /
+    ``tool`` messages), ``tools`` is :func:`to_openai_chat_tools`. It returns one assistant message
+    (a dict, the SDK's ``ChatCompletionMessage``, a whole ``ChatCompletion``, or a ``str``).
+``"responses"`` (OpenAI Responses)
+    ``complete(items, tools)``: ``items`` is the Responses ``input`` list (a system and a user
+    message, then earlier output items and ``function_call_output`` items), ``tools`` is
+    :func:`to_openai_responses_tools`. It returns the response's ``output`` list (or the whole
+    response). Pass ``items`` as ``input=``.
+``"anthropic"`` (Anthropic Messages)
+    ``complete(messages, tools)``: ``messages[0]`` is ``{"role": "system", "content": ...}``, which
+    ``complete`` passes as the top-level ``system=`` (see :func:`split_anthropic_system`); the rest
+    are Messages-API messages; ``tools`` is :func:`to_anthropic_tools`. It returns the assistant
+    message (``{"role", "content": [blocks]}``, the SDK's ``Message``, or just the blocks).
+
+``complete`` may wrap its reply in :class:`ModelReply` to report token usage, the model name and
+latency for the trace's ``model_step`` event; otherwise the latency is measured around the call
+and the model name is the policy's ``model``.
+
+``Episode.messages`` is the whole conversation in the API's format, append-only: each reply is
+stored normalized (:func:`normalize_reply`), with ``call_<n>`` filled in for calls without an id.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .formats import (
+    normalize_reply,
+    reply_text,
+    reply_tool_calls,
+    set_call_id,
+    to_anthropic_tools,
+    to_openai_chat_tools,
+    to_openai_responses_tools,
+    tool_result_message,
+)
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "ChatPolicy", "Episode", "ModelReply"]
+
+#: The system prompt of ``ChatPolicy`` (and of the chat-format rows ``silo_gym.data`` builds for
+#: policies that are not chat models).
+DEFAULT_SYSTEM_PROMPT = (
+    "You are an agent that completes tasks by calling the tools you are given. "
+    "Call tools to look things up and to make changes; each result comes back to you as JSON: "
+    '{"output": ...}, or {"output": {"code": ..., "message": ...}, "isError": true} when the call '
+    "failed (read the message and correct the call). "
+    "When the task is done, reply with your final answer as plain text, without calling a tool: "
+    "that reply ends the episode and is graded."
+)
+
+
+@dataclass
+class ModelReply:
+    """A model reply with its metadata, for the ``model_step`` trace event (silo-format §6.5).
+
+    ``message`` is what ``complete`` would return on its own; ``usage`` is the provider's usage
+    object (a dict); ``model`` the model name the server reported; ``latency_ms`` overrides the
+    latency the policy measures around the call.
+    """
+
+    message: Any
+    usage: dict[str, Any] | None = None
+    model: str | None = None
+    latency_ms: float | None = None
+
+
+@dataclass
+class Episode:
+    """One episode run by a policy.
+
+    Attributes:
+        messages: the whole conversation in the policy's format (chat, responses, anthropic;
+            chat-style messages with text content for the text protocol).
+        actions: every action stepped, in order (dicts; a ``str`` for an unparseable text-protocol
+            call); the last is the answer unless a step truncated the episode.
+        reward: the reward of the step that ended the episode.
+        terminated: the episode ended with an answer.
+        truncated: a limit (or an abort) ended it.
+        info: the final step's info (``result``, ``state_diff``, ``termination_reason``...).
+        observations: the observation returned by each step, aligned with ``actions``.
+        api: the API surface (``chat``, ``responses``, ``anthropic`` or ``text``).
+        prompt_length: how many leading entries of ``messages`` are the prompt (system + user).
+        reset_info: the info ``reset`` returned (``task_id``, ``tools``...).
+    """
+
+    messages: list[Any]
+    actions: list[Any]
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+    observations: list[str] = field(default_factory=list)
+    api: str = "chat"
+    prompt_length: int = 2
+    reset_info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def prompt(self) -> list[Any]:
+        """The prompt messages (system and user)."""
+        return self.messages[: self.prompt_length]
+
+
+_TOOL_CONVERTERS: dict[str, Callable[[Any], list[dict[str, Any]]]] = {
+    "chat": to_openai_chat_tools,
+    "responses": to_openai_responses_tools,
+    "anthropic": to_anthropic_tools,
+}
+
+
+class _Loop:
+    """Stepping, reporting and bookkeeping shared by ``ChatPolicy`` and ``TextProtocolPolicy``."""
+
+    def __init__(self, env: Any, api: str, model: str | None) -> None:
+        self.env = env
+        self.api = api
+        self.model = model
+        self.actions: list[Any] = []
+        self.observations: list[str] = []
+        self.reward = 0.0
+        self.terminated = False
+        self.truncated = False
+        self.info: dict[str, Any] = {}
+        self.tool_calls = 0
+        try:
+            self._log: Callable[..., Any] | None = env.get_wrapper_attr("log_model_step")
+        except AttributeError:
+            self._log = None
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.info = info
+        self.tool_calls = int(info.get("tool_calls", 0) or 0)
+        return obs, info
+
+    def ask(self, complete: Callable[..., Any], *args: Any) -> tuple[Any, dict[str, Any] | None, str | None, float]:
+        """Call the model; on an exception, abort the episode (``agent_error``) and re-raise."""
+        t0 = time.perf_counter()
+        try:
+            raw = complete(*args)
+        except Exception as exc:
+            self.abort(exc)
+            raise
+        latency = (time.perf_counter() - t0) * 1000.0
+        usage, model = None, self.model
+        if isinstance(raw, ModelReply):
+            usage = raw.usage
+            model = raw.model if raw.model is not None else model
+            latency = raw.latency_ms if raw.latency_ms is not None else latency
+            raw = raw.message
+        return raw, usage, model, latency
+
+    def abort(self, exc: BaseException) -> None:
+        """End the open episode as ``agent_error`` (graded and recorded), as the runner does."""
+        unwrapped = getattr(self.env, "unwrapped", None)
+        episode = getattr(unwrapped, "episode", None)
+        if episode is not None and not episode.done and hasattr(unwrapped, "abort"):
+            unwrapped.abort(str(exc) or type(exc).__name__)
+
+    def report(self, messages: list[Any], reply: Any, usage: dict[str, Any] | None, model: str | None,
+               latency_ms: float) -> None:
+        if self._log is not None:
+            self._log(messages, reply, usage=usage, latency_ms=latency_ms, api=self.api, model=model)
+
+    def step(self, action: Any) -> tuple[str, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.actions.append(action)
+        self.observations.append(obs)
+        self.reward = float(reward)
+        self.terminated, self.truncated = bool(terminated), bool(truncated)
+        self.info = info
+        self.tool_calls = int(info.get("tool_calls", self.tool_calls) or 0)
+        return obs, info
+
+    def episode(self, messages: list[Any], prompt_length: int, reset_info: dict[str, Any]) -> Episode:
+        return Episode(messages=messages, actions=self.actions, reward=self.reward, terminated=self.terminated,
+                       truncated=self.truncated, info=self.info, observations=self.observations, api=self.api,
+                       prompt_length=prompt_length, reset_info=reset_info)
+
+
+class ChatPolicy:
+    """A policy loop over a chat function with native tool calling (gym-api.md, "LLM policies").
+
+    Args:
+        complete: ``complete(messages, tools) -> reply`` in the format of ``api`` (module docs).
+        api: ``"chat"`` (default), ``"responses"`` or ``"anthropic"``.
+        system_prompt: the system message; ``None`` uses :data:`DEFAULT_SYSTEM_PROMPT`, ``""``
+            sends no system message.
+        model: the model name reported in ``model_step`` events (unless the reply's
+            :class:`ModelReply` names one).
+
+    The prompt is built from the reset observation (the instruction) and ``info["tools"]`` only.
+    Each turn:
+
+    - several tool calls become consecutive steps, each answered by the provider's tool-result
+      message keeping the call id (Anthropic: all results of a turn in one user message);
+    - a call without an id runs as ``call_<n>``, ``n`` being that step's ``info["call_id"]``;
+    - arguments that are not a JSON object are stepped as ``{"tool": name, "input": <raw
+      arguments>}``: the env answers ``invalid_action``, counts the call, and the model reads the
+      error as the tool result;
+    - a turn without tool calls is the final answer ``{"answer": <its text>}`` (``None`` -> ``""``);
+    - the loop stops when the env ends the episode, also in mid-turn (a refused call's final
+      observation ``{"terminationReason": ..., "error": ...}`` becomes its tool result and the
+      rest of the turn's calls are dropped).
+
+    Each turn is reported with ``env.get_wrapper_attr("log_model_step")(messages added since the
+    previous turn, reply, usage=..., latency_ms=..., api=..., model=...)`` before its calls are
+    stepped (the first report holds the whole prompt), so under ``RecordRun`` the trace has a
+    ``model_step`` before each turn's tool events.
+
+    If ``complete`` raises, the episode is aborted (``agent_error``, graded and recorded) and the
+    exception propagates.
+    """
+
+    def __init__(self, complete: Callable[..., Any], *, api: str = "chat", system_prompt: str | None = None,
+                 model: str | None = None) -> None:
+        if api not in _TOOL_CONVERTERS:
+            raise ValueError(f'api must be "chat", "responses" or "anthropic"; got {api!r}.')
+        self.complete = complete
+        self.api = api
+        self.system_prompt = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
+        self.model = model
+
+    def __repr__(self) -> str:
+        return f"ChatPolicy(api={self.api!r}, model={self.model!r})"
+
+    @property
+    def name(self) -> str:
+        """A short label for data sets: ``chat:<model>`` (or ``responses:``/``anthropic:``)."""
+        return f"{self.api}:{self.model}" if self.model else self.api
+
+    def prompt(self, observation: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The first messages: the system prompt (unless empty) and the instruction as user message.
+
+        ``tools`` is not written into the prompt: it is passed to ``complete`` in the API's format.
+        """
+        messages: list[dict[str, Any]] = []
+        if self.system_prompt:
+            messages.append({"role": "system", "content": self.system_prompt})
+        messages.append({"role": "user", "content": observation})
+        return messages
+
+    def run_episode(self, env: Any, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Episode:
+        """Reset ``env`` and play one episode to its end; returns the :class:`Episode`."""
+        api = self.api
+        loop = _Loop(env, api, self.model)
+        obs, reset_info = loop.reset(seed, options)
+        tools = _TOOL_CONVERTERS[api](reset_info.get("tools") or [])
+        messages: list[Any] = self.prompt(obs, reset_info.get("tools") or [])
+        prompt_length = len(messages)
+        pending: list[Any] = list(messages)
+        while not loop.done:
+            raw, usage, model, latency = loop.ask(self.complete, copy.deepcopy(messages), copy.deepcopy(tools))
+            try:
+                reply = normalize_reply(api, raw)
+            except Exception as exc:
+                loop.abort(exc)
+                raise
+            calls = reply_tool_calls(api, reply)
+            base = loop.tool_calls
+            ids: list[str] = []
+            for i, ref in enumerate(calls):
+                if ref.id is None or ref.id == "":
+                    call_id = f"call_{base + i + 1}"  # equals the step's info["call_id"]
+                    set_call_id(api, reply, i, call_id)
+                    ids.append(call_id)
+                else:
+                    ids.append(str(ref.id))
+            if api == "responses":
+                messages.extend(reply)
+            else:
+                messages.append(reply)
+            loop.report(pending, reply, usage, model, latency)
+            pending = []
+            if not calls:
+                loop.step({"answer": reply_text(api, reply)})
+                break
+            blocks: list[dict[str, Any]] = []
+            for ref, call_id in zip(calls, ids, strict=True):
+                obs, _ = loop.step(ref.action)
+                result = tool_result_message(api, call_id, obs)
+                if api == "anthropic":
+                    blocks.append(result)
+                else:
+                    messages.append(result)
+                    pending.append(result)
+                if loop.done:
+                    break
+            if blocks:
+                user = {"role": "user", "content": blocks}
+                messages.append(user)
+                pending.append(user)
+        return loop.episode(messages, prompt_length, reset_info)

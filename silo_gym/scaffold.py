@@ -1,0 +1,553 @@
+"""Scaffolding: new environments from templates, tool and verifier stubs (silo-format §12.4, §12.5).
+
+``init_environment`` copies a template into a staging directory, writes the manifest and renames
+the directory into place in one ``os.rename``; on any failure the staging directory is removed.
+``scaffold_tool`` and ``scaffold_verifier`` write a stub module and register it, which is the only
+edit silo_gym ever makes to Python source; nothing is written unless every step succeeded.
+``interactive_init`` is the prompt of ``silo-gym init`` on a terminal (silo-format §10.2).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import keyword
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from .errors import SiloError
+from .jsonfmt import dumps_pretty_bytes
+from .loader import display_path, shipped_environments_dir
+from .names import check_safe_name
+from .store import EnvironmentRef, atomic_write, check_writable
+
+__all__ = [
+    "TEMPLATES",
+    "TEMPLATE_VERSION",
+    "TOOL_PACKS",
+    "InitResult",
+    "ScaffoldResult",
+    "find_state_type",
+    "init_environment",
+    "interactive_init",
+    "module_identifier",
+    "scaffold_tool",
+    "scaffold_verifier",
+    "split_list",
+    "template_dir",
+]
+
+#: The Silo format version this package implements, written as ``templateVersion``.
+TEMPLATE_VERSION = "0.3.0"
+DEFAULT_ENTRYPOINT = "./__init__.py"
+#: Template id -> label (silo-format §12.4).
+TEMPLATES: dict[str, str] = {"blank": "Blank", "crm": "CRM"}
+#: Tool packs offered at ``init``; recorded in the manifest and otherwise unused.
+TOOL_PACKS: tuple[str, ...] = ("calendar", "email", "crm-contacts", "browser", "files")
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
+
+
+def split_list(text: str | None) -> list[str]:
+    """Split a comma-separated flag value, trim the items and drop the empty ones."""
+    if not text:
+        return []
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def template_dir(template: str) -> Path:
+    """The directory a template is copied from: ``blank`` ships in ``silo_gym/templates``; ``crm``
+    is the shipped demo environment."""
+    if template == "crm":
+        return shipped_environments_dir() / "demo"
+    return Path(__file__).resolve().parent / "templates" / template
+
+
+def _project_environments(cwd: str | os.PathLike[str] | None) -> Path:
+    return (Path(cwd) if cwd is not None else Path.cwd()) / ".silo" / "environments"
+
+
+def _existing(environments: Path, name: str) -> str | None:
+    """The entry of the project's environments whose name equals ``name`` case-insensitively."""
+    try:
+        children = sorted(os.listdir(environments))
+    except OSError:
+        return None
+    for child in children:
+        if not child.startswith(".") and child.lower() == name.lower():
+            return child
+    return None
+
+
+@dataclass(frozen=True)
+class InitResult:
+    """A scaffolded environment: its name, template, tool packs and absolute directory."""
+
+    name: str
+    template: str
+    tools: list[str]
+    directory: Path
+
+
+def _check_template(template: str) -> None:
+    if template not in TEMPLATES:
+        raise SiloError(
+            "template_not_found",
+            f'Unknown template "{template}". Available: {", ".join(TEMPLATES)}.',
+            {"template": template, "available": list(TEMPLATES)},
+        )
+
+
+def _populate(staging: Path, name: str, template: str, tools: list[str]) -> None:
+    """Copy the template into ``staging`` (which exists) and write the manifest."""
+    shutil.copytree(template_dir(template), staging, ignore=_IGNORE, dirs_exist_ok=True)
+    if template == "blank":
+        # Packaging may drop dot files; the template's empty directories keep a .gitkeep.
+        for sub in ("data", "tasks"):
+            (staging / sub).mkdir(exist_ok=True)
+            keep = staging / sub / ".gitkeep"
+            if not any((staging / sub).iterdir()):
+                keep.touch()
+    manifest = {
+        "name": name,
+        "template": template,
+        "templateVersion": TEMPLATE_VERSION,
+        "entrypoint": DEFAULT_ENTRYPOINT,
+        "tools": list(tools),
+    }
+    (staging / "silo.environment.json").write_bytes(dumps_pretty_bytes(manifest))
+
+
+def init_environment(
+    name: str,
+    template: str = "blank",
+    tools: Iterable[str] = (),
+    cwd: str | os.PathLike[str] | None = None,
+) -> InitResult:
+    """Scaffold ``.silo/environments/<name>`` from a template (silo-format §12.4).
+
+    Raises:
+        SiloError: ``unsafe_name``, ``template_not_found``, ``environment_already_exists``
+            (details ``{environment, existing}``); an ``OSError`` propagates after the staging
+            directory was removed.
+    """
+    check_safe_name(name, "environment")
+    _check_template(template)
+    packs = list(tools)
+    environments = _project_environments(cwd)
+    existing = _existing(environments, name)
+    if existing is not None:
+        raise SiloError(
+            "environment_already_exists",
+            f'Environment "{name}" already exists (as "{existing}").',
+            {"environment": name, "existing": existing},
+        )
+    created_parents = [p for p in (environments.parent, environments) if not p.exists()]
+    target = environments / name
+    staging: Path | None = None
+    try:
+        environments.mkdir(parents=True, exist_ok=True)
+        staging = _make_staging(environments)
+        _populate(staging, name, template, packs)
+        os.rename(staging, target)
+    except BaseException:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        for parent in reversed(created_parents):  # leave nothing behind that this call made
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+        raise
+    return InitResult(name=name, template=template, tools=packs, directory=target)
+
+
+def _make_staging(environments: Path) -> Path:
+    for _ in range(100):
+        suffix = "".join(secrets.choice(_ALPHABET) for _ in range(8))
+        staging = environments / f".staging-{suffix}"
+        try:
+            staging.mkdir()
+        except FileExistsError:
+            continue
+        return staging
+    raise FileExistsError(f"Could not create a staging directory in {environments}")
+
+
+# --- tools and verifiers -------------------------------------------------------------------------
+
+
+def module_identifier(name: str) -> str:
+    """The module name and identifier for a tool name or verifier id (silo-format §12.5).
+
+    ``get_profits`` -> ``get_profits``; ``VER-001`` -> ``ver_001``; ``1st`` -> ``_1st``;
+    ``class`` -> ``class_``.
+    """
+    parts = [p.lower() for p in re.split(r"[^A-Za-z0-9]+", name) if p]
+    result = "_".join(parts)
+    if result[:1].isdigit():
+        result = "_" + result
+    if keyword.iskeyword(result):
+        result += "_"
+    return result
+
+
+def find_state_type(env_dir: Path) -> str:
+    """The State type of ``state.py``, found without importing it (silo-format §12.5).
+
+    A top-level class or assignment named ``State``, else the first one whose name ends in
+    ``State``.
+
+    Raises:
+        SiloError: ``state_type_not_found``.
+    """
+    names: list[str] = []
+    try:
+        tree = ast.parse((env_dir / "state.py").read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    if tree is not None:
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                names.append(node.name)
+            elif isinstance(node, ast.Assign):
+                names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names.append(node.target.id)
+            elif type(node).__name__ == "TypeAlias":  # ``type State = ...`` (Python 3.12)
+                alias = getattr(node, "name", None)
+                if isinstance(alias, ast.Name):
+                    names.append(alias.id)
+    if "State" in names:
+        return "State"
+    for candidate in names:
+        if candidate.endswith("State"):
+            return candidate
+    raise SiloError(
+        "state_type_not_found",
+        "No State type found in state.py; pass --state <TypeName>.",
+        {"file": "state.py"},
+    )
+
+
+def _py_string(text: str) -> str:
+    """A double-quoted Python string literal for ``text``."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF or ch in "\u2028\u2029\x85":
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def tool_stub(name: str, identifier: str, state_type: str, description: str | None = None) -> str:
+    """The source of a tool stub (silo-format §12.5)."""
+    text = description if description is not None else f"TODO: describe what {name} does."
+    return (
+        f'"""Tool {name}."""\n'
+        "\n"
+        "from __future__ import annotations\n"
+        "\n"
+        "from typing import Any\n"
+        "\n"
+        "from silo_gym import ToolError, define_tool\n"
+        "\n"
+        f"from ..state import {state_type}\n"
+        "\n"
+        "\n"
+        f"def _run(state: {state_type}, input: dict[str, Any]) -> Any:\n"
+        f"    raise ToolError(\"invalid_state\", 'Tool \"{name}\" is not implemented yet.')\n"
+        "\n"
+        "\n"
+        f"{identifier} = define_tool(\n"
+        f"    name={_py_string(name)},\n"
+        f"    description={_py_string(text)},\n"
+        '    input_schema={"type": "object", "properties": {}, "required": [], "additionalProperties": False},\n'
+        "    run=_run,\n"
+        ")\n"
+    )
+
+
+def verifier_stub(verifier_id: str, task_id: str, identifier: str, state_type: str,
+                  name: str | None = None) -> str:
+    """The source of a verifier stub (silo-format §12.5). Its single required check fails."""
+    text = name if name is not None else f"TODO: name what {verifier_id} proves."
+    return (
+        f'"""Verifier {verifier_id} for task {task_id}."""\n'
+        "\n"
+        "from __future__ import annotations\n"
+        "\n"
+        "from silo_gym import VerifierCheck, VerifierContext, check, define_verifier\n"
+        "\n"
+        f"from ..state import {state_type}\n"
+        "\n"
+        "\n"
+        f"def _check(final_state: {state_type}, initial_state: {state_type}, "
+        "context: VerifierContext) -> list[VerifierCheck]:\n"
+        "    return [\n"
+        "        check(\n"
+        '            "TODO: define success condition",\n'
+        "            False,\n"
+        f"            'Verifier \"{verifier_id}\" is not implemented yet.',\n"
+        "        ),\n"
+        "    ]\n"
+        "\n"
+        "\n"
+        f"{identifier} = define_verifier(\n"
+        f"    id={_py_string(verifier_id)},\n"
+        f"    task_id={_py_string(task_id)},\n"
+        f"    name={_py_string(text)},\n"
+        "    check=_check,\n"
+        ")\n"
+    )
+
+
+def register(source: str, list_name: str, module: str, identifier: str, relpath: str) -> str:
+    """Return ``source`` with ``identifier`` imported and listed first (silo-format §12.5 steps 3-6).
+
+    Raises:
+        SiloError: ``registry_not_found`` when no ``<list_name> = [`` line exists;
+            ``already_registered`` when the identifier already occurs as a whole word.
+    """
+    match = re.search(rf"^{list_name}\s*(:[^=]*)?=\s*\[", source, re.MULTILINE)
+    if match is None:
+        raise SiloError(
+            "registry_not_found",
+            f'No "{list_name} = [" list found in {relpath}.',
+            {"file": relpath, "list": list_name},
+        )
+    if re.search(rf"(?<![A-Za-z0-9_]){re.escape(identifier)}(?![A-Za-z0-9_])", source):
+        raise SiloError(
+            "already_registered",
+            f'"{identifier}" is already registered in {relpath}.',
+            {"file": relpath, "identifier": identifier},
+        )
+    tree = ast.parse(source, relpath)
+    last_end = 0
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            last_end = node.end_lineno or node.lineno
+    lines = source.splitlines(keepends=True)
+    offset = sum(len(line) for line in lines[:last_end])
+    if last_end and not source[:offset].endswith(("\n", "\r")):
+        source, offset = source[:offset] + "\n" + source[offset:], offset + 1
+    import_line = f"from .{module} import {identifier}\n"
+    bracket = match.end()  # just past "["
+    entry = f"\n    {identifier},"
+    # Apply the later insertion first so the earlier offset stays valid.
+    for position, text in sorted([(offset, import_line), (bracket, entry)], key=lambda p: p[0], reverse=True):
+        source = source[:position] + text + source[position:]
+    return source
+
+
+@dataclass(frozen=True)
+class ScaffoldResult:
+    """A scaffolded tool or verifier: the created module and the registry, relative to the
+    environment directory, and the identifier."""
+
+    created: str
+    registered_in: str
+    identifier: str
+
+
+def _scaffold(env: EnvironmentRef, kind: str, name: str, state_type: str | None,
+              render: Callable[[str, str], str]) -> ScaffoldResult:
+    package = "tools" if kind == "tool" else "verifiers"
+    check_writable(env)
+    if state_type is not None:
+        check_safe_name(state_type, "stateType")
+    identifier = module_identifier(name)
+    created = f"{package}/{identifier}.py"
+    module_path = env.path / package / f"{identifier}.py"
+    if module_path.exists():
+        label = "Tool" if kind == "tool" else "Verifier"
+        raise SiloError(
+            f"{kind}_already_exists",
+            f'{label} file "{created}" already exists.',
+            {"file": created, "name": name},
+        )
+    registry_rel = f"{package}/__init__.py"
+    registry_path = env.path / package / "__init__.py"
+    try:
+        raw = registry_path.read_bytes()
+    except OSError:
+        raise SiloError(
+            "registry_not_found",
+            f'No "{package} = [" list found in {registry_rel}.',
+            {"file": registry_rel, "list": package},
+        ) from None
+    source = raw.decode("utf-8")
+    updated = register(source, package, identifier, identifier, registry_rel)
+    resolved_state = state_type if state_type is not None else find_state_type(env.path)
+    stub = render(identifier, resolved_state)
+    # Every step succeeded: write the module, then the registry (the module is removed again if
+    # the registry cannot be written).
+    with open(module_path, "x", encoding="utf-8", newline="") as handle:
+        handle.write(stub)
+    try:
+        atomic_write(registry_path, updated.encode("utf-8"))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            module_path.unlink()
+        raise
+    return ScaffoldResult(created=created, registered_in=registry_rel, identifier=identifier)
+
+
+def scaffold_tool(env: EnvironmentRef, name: str, description: str | None = None,
+                  state_type: str | None = None) -> ScaffoldResult:
+    """Write ``tools/<module>.py`` with a stub and register it in ``tools/__init__.py``.
+
+    Raises:
+        SiloError: ``environment_read_only``, ``unsafe_name``, ``tool_already_exists``,
+            ``registry_not_found``, ``already_registered``, ``state_type_not_found``.
+    """
+    check_safe_name(name, "tool")
+
+    def render(identifier: str, state: str) -> str:
+        return tool_stub(name, identifier, state, description)
+
+    return _scaffold(env, "tool", name, state_type, render)
+
+
+def scaffold_verifier(env: EnvironmentRef, verifier_id: str, task_id: str, name: str | None = None,
+                      state_type: str | None = None) -> ScaffoldResult:
+    """Write ``verifiers/<module>.py`` with a failing stub and register it.
+
+    Raises:
+        SiloError: ``environment_read_only``, ``unsafe_name``, ``verifier_already_exists``,
+            ``registry_not_found``, ``already_registered``, ``state_type_not_found``.
+    """
+    check_safe_name(verifier_id, "verifier")
+    check_safe_name(task_id, "task")
+
+    def render(identifier: str, state: str) -> str:
+        return verifier_stub(verifier_id, task_id, identifier, state, name)
+
+    return _scaffold(env, "verifier", verifier_id, state_type, render)
+
+
+# --- the interactive prompt ----------------------------------------------------------------------
+
+_PROMPT_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+
+
+class PromptAborted(Exception):
+    """The input ended before the prompt was answered."""
+
+
+def _ask(question: str, stdin: IO[str], stdout: IO[str]) -> str:
+    stdout.write(question)
+    stdout.flush()
+    line = stdin.readline()
+    if line == "":
+        stdout.write("\n")
+        raise PromptAborted("Missing <name>.")
+    return line.strip()
+
+
+def _suggest(environments: Path, name: str) -> str:
+    n = 2
+    while _existing(environments, f"{name}-{n}") is not None:
+        n += 1
+    return f"{name}-{n}"
+
+
+def interactive_init(
+    stdin: IO[str],
+    stdout: IO[str],
+    cwd: str | os.PathLike[str] | None = None,
+    template: str | None = None,
+    tools: list[str] | None = None,
+) -> InitResult:
+    """Ask for a name, a template and tool packs, then scaffold (silo-format §10.2).
+
+    The name must match ``^[a-zA-Z0-9_-]+$``; when it collides case-insensitively with an
+    existing environment, the first free ``<name>-2``, ``<name>-3``, ... is offered and an empty
+    answer accepts it. ``template`` and ``tools``, when given, skip their questions.
+
+    Raises:
+        PromptAborted: the input ended.
+    """
+    environments = _project_environments(cwd)
+    default: str | None = None
+    while True:
+        question = f"Environment name [{default}]: " if default else "Environment name: "
+        answer = _ask(question, stdin, stdout)
+        if answer == "" and default:
+            answer = default
+        if not _PROMPT_NAME.fullmatch(answer):
+            stdout.write("Use letters, digits, \"_\" and \"-\" only.\n")
+            continue
+        try:
+            check_safe_name(answer, "environment")
+        except SiloError as exc:
+            stdout.write(exc.message + "\n")
+            continue
+        existing = _existing(environments, answer)
+        if existing is not None:
+            default = _suggest(environments, answer)
+            stdout.write(f'Environment "{answer}" already exists (as "{existing}"). Suggested: {default}\n')
+            continue
+        break
+    if template is None:
+        ids = list(TEMPLATES)
+        stdout.write("Templates:\n")
+        for i, tid in enumerate(ids, 1):
+            stdout.write(f"  {i}) {tid}  {TEMPLATES[tid]}\n")
+        while True:
+            choice = _ask(f"Template [{ids[0]}]: ", stdin, stdout)
+            if choice == "":
+                template = ids[0]
+                break
+            lowered = choice.lower()
+            if choice.isdigit() and 1 <= int(choice) <= len(ids):
+                template = ids[int(choice) - 1]
+                break
+            picked = [tid for tid in ids if lowered in (tid, TEMPLATES[tid].lower())]
+            if picked:
+                template = picked[0]
+                break
+            stdout.write(f"Choose one of: {', '.join(ids)}.\n")
+    if tools is None:
+        tools = []
+        while True:
+            yes_no = _ask("Add tool packs? (y/N): ", stdin, stdout).lower()
+            if yes_no in ("", "n", "no"):
+                break
+            if yes_no in ("y", "yes"):
+                tools = split_list(_ask(f"Tool packs ({', '.join(TOOL_PACKS)}), comma-separated: ", stdin, stdout))
+                break
+            stdout.write("Answer y or n.\n")
+    return init_environment(answer, template, tools, cwd)
+
+
+def describe_init(result: InitResult, cwd: str | os.PathLike[str] | None = None) -> tuple[str, dict[str, object]]:
+    """The text line and the JSON object ``silo-gym init`` prints for a result."""
+    directory = display_path(result.directory, cwd)
+    text = f'Created environment "{result.name}" from {TEMPLATES[result.template]} at {directory}'
+    payload: dict[str, object] = {
+        "ok": True,
+        "name": result.name,
+        "template": result.template,
+        "tools": list(result.tools),
+        "directory": directory,
+    }
+    return text, payload
