@@ -70,7 +70,7 @@ def main() -> int:
     def fmt(row: tuple[Any, ...]) -> str:
         cells = [silo_gym.format_number(c) if isinstance(c, float) else str(c).lower() if isinstance(c, bool) else str(c)
                  for c in row]
-        return "  ".join(cell.ljust(w) for cell, w in zip(cells, widths))
+        return "  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True))
     print(fmt(header))
     print("  ".join("-" * w for w in widths))
     for row in rows:

@@ -62,14 +62,26 @@ class EnvironmentLocation:
     shipped: bool
 
 
+try:
+    #: Relative ``SILO_GYM_PATH`` entries are resolved against the cwd at import (gym-api.md).
+    _IMPORT_CWD: Path | None = Path.cwd()
+except OSError:  # the cwd was deleted: fall back to the cwd of each call
+    _IMPORT_CWD = None
+
+
 def environment_roots(cwd: str | os.PathLike[str] | None = None) -> list[tuple[Path, bool]]:
-    """The directories of environments, in search order, as ``(directory, shipped)`` pairs."""
+    """The directories of environments, in search order, as ``(directory, shipped)`` pairs.
+
+    ``cwd`` is the project root (``<cwd>/.silo/environments``); relative ``SILO_GYM_PATH``
+    entries are resolved against the process's cwd when silo_gym was imported.
+    """
     base = Path(cwd) if cwd is not None else Path.cwd()
+    entry_base = _IMPORT_CWD if _IMPORT_CWD is not None else Path.cwd()
     roots: list[tuple[Path, bool]] = []
     for entry in os.environ.get("SILO_GYM_PATH", "").split(os.pathsep):
         if entry:
             p = Path(entry)
-            roots.append(((p if p.is_absolute() else base / p), False))
+            roots.append(((p if p.is_absolute() else entry_base / p), False))
     roots.append((base / ".silo" / "environments", False))
     roots.append((shipped_environments_dir(), True))
     return roots

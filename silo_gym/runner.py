@@ -14,7 +14,7 @@ import itertools
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -201,7 +201,7 @@ def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: d
     exc = outcome.get("exc")
     if exc is None:
         value = outcome.get("value")
-        raw = value["output"] if isinstance(value, dict) and "output" in value else None
+        raw = value["output"] if isinstance(value, Mapping) and "output" in value else None
         env.finish(raw)
         return
     if isinstance(exc, RunLimitError):

@@ -32,15 +32,20 @@ __all__ = [
     "TEMPLATE_VERSION",
     "TOOL_PACKS",
     "InitResult",
+    "PromptAborted",
     "ScaffoldResult",
+    "describe_init",
     "find_state_type",
     "init_environment",
     "interactive_init",
     "module_identifier",
+    "register",
     "scaffold_tool",
     "scaffold_verifier",
     "split_list",
     "template_dir",
+    "tool_stub",
+    "verifier_stub",
 ]
 
 #: The Silo format version this package implements, written as ``templateVersion``.
@@ -345,15 +350,16 @@ def register(source: str, list_name: str, module: str, identifier: str, relpath:
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             last_end = node.end_lineno or node.lineno
-    lines = source.splitlines(keepends=True)
+    # Offsets of line ends as Python counts lines (\n, \r\n and \r only, unlike str.splitlines).
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", source)
     offset = sum(len(line) for line in lines[:last_end])
+    import_text = f"from .{module} import {identifier}\n"
     if last_end and not source[:offset].endswith(("\n", "\r")):
-        source, offset = source[:offset] + "\n" + source[offset:], offset + 1
-    import_line = f"from .{module} import {identifier}\n"
+        import_text = "\n" + import_text  # the last import ends the file without a newline
     bracket = match.end()  # just past "["
     entry = f"\n    {identifier},"
     # Apply the later insertion first so the earlier offset stays valid.
-    for position, text in sorted([(offset, import_line), (bracket, entry)], key=lambda p: p[0], reverse=True):
+    for position, text in sorted([(offset, import_text), (bracket, entry)], key=lambda p: p[0], reverse=True):
         source = source[:position] + text + source[position:]
     return source
 
@@ -486,6 +492,8 @@ def interactive_init(
     Raises:
         PromptAborted: the input ended.
     """
+    if template is not None:
+        _check_template(template)
     environments = _project_environments(cwd)
     default: str | None = None
     while True:

@@ -29,7 +29,13 @@ Choices where the spec is silent (our rules):
   absent); each optional property with probability 1/2; undeclared keys are never added to a
   tool's input, and to nested objects only when they declare no properties and allow extras.
   Each draw is checked with the tool's compiled validator (:mod:`silo_gym.validation`) and
-  redrawn up to 8 times; schemas that cannot be satisfied get a best-effort value.
+  redrawn up to 8 times; schemas that cannot be satisfied get a best-effort value. Enum draws
+  skip object/array members when the enum has scalars (Silo's ``===`` never matches them).
+  Strings follow ``format``, ``pattern`` and hints: a ``YYYY-MM-DD`` date for ``format: date``,
+  a description naming the format or a ``...Date`` name; ``ACC-007``-style ids when the
+  description shows an example like ``ACC-001``.
+- Compiled validators are shared by every ``ToolCall`` in the process (keyed by the schema's
+  canonical JSON), so batched copies and vector sub-envs compile each schema once.
 - Pickling keeps the space's RNG state (as Gymnasium's own spaces do) but no compiled
   validator or cache; those are rebuilt lazily. Equality and hashing never look at the RNG.
 """
@@ -43,6 +49,7 @@ import importlib
 import math
 import re
 import warnings
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeGuard
@@ -239,13 +246,7 @@ class ToolCall(Space[dict[str, Any]]):
         """``problems(value) -> list[str]`` for the tool ``name`` dispatches to (compiled lazily)."""
         fn = self._validators.get(name)
         if fn is None:
-            from . import validation
-
-            schema = self._tools[self._dispatch[name]]["inputSchema"]
-            try:
-                fn = validation.compile_schema(schema).problems
-            except AttributeError:  # no compiled form: validate from the schema each time
-                fn = functools.partial(validation.validate_tool_input, schema)
+            fn = _problems_fn(self._tools[self._dispatch[name]]["inputSchema"])
             self._validators[name] = fn
         return fn
 
@@ -286,6 +287,30 @@ class ToolCall(Space[dict[str, Any]]):
 
     def from_jsonable(self, sample_n: list[Any]) -> list[dict[str, Any]]:
         return [copy.deepcopy(x) for x in sample_n]
+
+
+# Compiled validators shared by every ToolCall in the process, keyed by the schema's canonical
+# JSON: vector envs, batch_space copies and unpickled spaces compile each schema once.
+_VALIDATORS: OrderedDict[bytes, Any] = OrderedDict()
+_VALIDATORS_MAX = 512
+
+
+def _problems_fn(schema: Any) -> Any:
+    from . import validation
+
+    key = canonical(schema) if is_json_compatible(schema) else None
+    if key is not None and key in _VALIDATORS:
+        _VALIDATORS.move_to_end(key)
+        return _VALIDATORS[key]
+    try:
+        fn = validation.compile_schema(schema).problems
+    except AttributeError:  # no compiled form: validate from the schema each time
+        fn = functools.partial(validation.validate_tool_input, schema)
+    if key is not None:
+        _VALIDATORS[key] = fn
+        if len(_VALIDATORS) > _VALIDATORS_MAX:
+            _VALIDATORS.popitem(last=False)
+    return fn
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import pathlib
 import textwrap
 
 import pytest
+from conftest import ENVS_DIR, REPO_ROOT
 
 from silo_gym import SiloError, list_environments, open_environment
 from silo_gym import loader as loader_mod
@@ -22,8 +23,6 @@ from silo_gym.loader import (
 from silo_gym.models import Manifest
 
 _ABSENT = object()
-
-from conftest import ENVS_DIR, REPO_ROOT
 
 
 @pytest.fixture
@@ -313,14 +312,37 @@ def test_search_order(isolated, tmp_path, make_env_dir, monkeypatch):
     assert list_environments(isolated) == ["alpha", "beta", "delta", "gamma"]
 
 
-def test_relative_silo_gym_path_entries_resolve_against_cwd(isolated, tmp_path, make_env_dir, monkeypatch):
+def test_relative_silo_gym_path_entries_resolve_against_cwd_at_import(tmp_path, make_env_dir):
+    """gym-api.md: relative entries are resolved against the cwd at import, so a later chdir (or a
+    project ``cwd=`` passed to a call) does not move them."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
     make_env_dir(tmp_path / "rel", "relenv")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("SILO_GYM_PATH", "rel")
-    assert find_environment("relenv").path == (tmp_path / "rel" / "relenv").resolve()
-    roots = environment_roots()
-    assert roots[0] == (tmp_path / "rel", False)
-    assert roots[-1][1] is True
+    (tmp_path / "project").mkdir()
+    script = textwrap.dedent(f"""
+        import os
+        from silo_gym.loader import environment_roots, find_environment, list_environments
+        os.chdir("/")
+        print(find_environment("relenv").path)
+        print(find_environment("relenv", cwd={str(tmp_path / "project")!r}).path)
+        print(environment_roots()[0][0], "relenv" in list_environments())
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         env=subprocess_env(SILO_GYM_PATH="rel"), timeout=60)
+    assert out.returncode == 0, out.stderr
+    expected = str((tmp_path / "rel" / "relenv").resolve())
+    assert out.stdout.splitlines() == [expected, expected, f"{tmp_path / 'rel'} True"]
+
+
+def test_environment_roots_order(isolated, tmp_path, monkeypatch):
+    monkeypatch.setenv("SILO_GYM_PATH", os.pathsep.join([str(tmp_path / "a"), "", str(tmp_path / "b")]))
+    roots = environment_roots(isolated)
+    assert roots[:3] == [(tmp_path / "a", False), (tmp_path / "b", False),
+                         (isolated / ".silo" / "environments", False)]
+    assert roots[3][1] is True and len(roots) == 4
 
 
 def test_within_one_directory_code_point_order_wins(isolated, make_env_dir):

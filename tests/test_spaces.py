@@ -539,7 +539,7 @@ _tool_schemas = st.dictionaries(
 ).map(lambda props: _obj(props, _requirable(props)))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=_tool_schemas, seed=st.integers(0, 2**32 - 1))
 def test_samples_are_valid_for_generated_schemas(schema: dict[str, Any], seed: int) -> None:
     space = ToolCall([{"name": "t", "description": "", "inputSchema": schema}], seed=seed)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 __all__ = ["Args", "UsageError", "parse_args"]
+
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 class UsageError(Exception):
@@ -52,10 +55,10 @@ class Args:
         if isinstance(value, bool):
             raise UsageError(f"--{name} must be a whole number.")
         text = value.strip()
-        try:
-            return int(text, 10)
-        except ValueError:
-            raise UsageError(f"--{name} must be a whole number.") from None
+        # ASCII digits only: int() would also take "1_0" and non-ASCII digits such as "３".
+        if _WHOLE.fullmatch(text) is None:
+            raise UsageError(f"--{name} must be a whole number.")
+        return int(text, 10)
 
 
 def parse_args(tokens: list[str]) -> Args:

@@ -18,7 +18,7 @@ from ..scaffold import (
     scaffold_verifier,
     split_list,
 )
-from ..store import DataStore, TaskStore, resolve_environment
+from ..store import DataStore, EnvironmentRef, TaskStore, check_writable, resolve_environment
 from ..tools import tool_list
 from ..validate import format_report, validate
 from . import command
@@ -43,6 +43,14 @@ def _subcommand(group: str, args: Args, allowed: tuple[str, ...]) -> str:
     if sub not in allowed:
         raise UsageError(f'unknown command "{group} {sub}". Run "silo-gym --help".')
     return sub
+
+
+def _environment(args: Args, writes: bool) -> EnvironmentRef:
+    """Resolve ``--env``; a command that writes refuses a shipped environment first (§10.1)."""
+    env = resolve_environment(args.require("env"))
+    if writes:
+        check_writable(env)
+    return env
 
 
 def _rest(args: Args) -> Args:
@@ -106,7 +114,7 @@ def _content(args: Args) -> Any:
 def data_command(args: Args) -> int:
     sub = _subcommand("data", args, ("list", "show", "add", "update", "remove"))
     rest = _rest(args)
-    store = DataStore(resolve_environment(args.require("env")))
+    store = DataStore(_environment(args, sub in ("add", "update", "remove")))
     if sub == "list":
         entries = store.list()
         if args.boolean("json"):
@@ -146,7 +154,7 @@ def _task_id(rest: Args) -> str:
 def task_command(args: Args) -> int:
     sub = _subcommand("task", args, ("list", "show", "add", "update", "remove"))
     rest = _rest(args)
-    store = TaskStore(resolve_environment(args.require("env")))
+    store = TaskStore(_environment(args, sub in ("add", "update", "remove")))
     if sub == "list":
         tasks = store.list()
         if args.boolean("json"):
@@ -200,7 +208,7 @@ def task_command(args: Args) -> int:
 def tool_command(args: Args) -> int:
     sub = _subcommand("tool", args, ("list", "add"))
     rest = _rest(args)
-    env = resolve_environment(args.require("env"))
+    env = _environment(args, sub == "add")
     if sub == "list":
         opened = open_environment(env.name, fresh=True)
         tools = tool_list(opened.module.bind_tools(opened.module.create_state()))
@@ -226,7 +234,7 @@ def tool_command(args: Args) -> int:
 def verifier_command(args: Args) -> int:
     sub = _subcommand("verifier", args, ("list", "add"))
     rest = _rest(args)
-    env = resolve_environment(args.require("env"))
+    env = _environment(args, sub == "add")
     if sub == "list":
         opened = open_environment(env.name, fresh=True)
         rows = [

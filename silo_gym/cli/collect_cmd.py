@@ -65,9 +65,14 @@ def collect_command(args: Args) -> int:
 
     progress_bar = None
     if sys.stderr.isatty():
+        import gymnasium as gym
         from tqdm import tqdm
 
-        total = episodes * len(ids) if tasks else None
+        task_count = len(ids) if tasks else sum(
+            1 for spec in gym.registry.values()
+            if spec.kwargs.get("environment") == env_name.lower() and spec.kwargs.get("task_id") is not None
+        )
+        total = episodes * task_count or None
         progress_bar = tqdm(total=total, desc=f"collect {env_name}", file=sys.stderr, unit="ep")
 
     def tick(row: dict[str, Any]) -> None:

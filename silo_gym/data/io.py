@@ -4,7 +4,10 @@
 Encodings:
 
 - **JSONL** (``<name>.jsonl``) is the canonical form: one row per line, written with the
-  package's compact JSON writer (silo-format §7.2). Every field is stored as it is.
+  package's compact JSON writer (silo-format §7.2). Every field is stored as it is. Numbers are
+  written the JavaScript way (§7.3), so a float with an integral value inside ``actions`` (say an
+  input ``5.0``) reads back as the int ``5`` (equal in Python); :func:`read` turns ``reward``,
+  ``chosen_reward`` and ``rejected_reward`` back into floats.
 - **Parquet** (``<name>.parquet``, needs ``pyarrow``) and **Hugging Face** (``<name>/``, written
   with ``Dataset.save_to_disk``, needs ``datasets``) use one fixed Arrow schema per layout:
 
@@ -157,7 +160,7 @@ def write(rows: Iterable[dict[str, Any]], out_dir: str | os.PathLike[str], forma
 
     Args:
         rows: episode rows (:func:`collect`), pair rows (:func:`preference_pairs`) or any dicts.
-        formats: any of ``"jsonl"``, ``"parquet"``, ``"hf"``.
+        formats: any of ``"jsonl"``, ``"parquet"``, ``"hf"`` (or one comma-separated string).
         name: the file stem; defaults to ``"episodes"`` or ``"pairs"`` by the rows' columns
             (``"rows"`` otherwise).
 
@@ -170,7 +173,9 @@ def write(rows: Iterable[dict[str, Any]], out_dir: str | os.PathLike[str], forma
         ImportError: ``pyarrow`` / ``datasets`` missing for Parquet / ``hf``.
     """
     rows = list(rows)
-    formats = [f.strip().lower() for f in formats]
+    if isinstance(formats, str):
+        formats = formats.split(",")
+    formats = [f.strip().lower() for f in formats if f.strip()]
     for fmt in formats:
         if fmt not in FORMATS:
             raise ValueError(f'Unknown format "{fmt}"; use jsonl, parquet or hf.')
@@ -190,6 +195,7 @@ def write(rows: Iterable[dict[str, Any]], out_dir: str | os.PathLike[str], forma
             os.replace(tmp, path)
             written.append(str(path))
         elif fmt == "parquet":
+            _need_pyarrow()
             import pyarrow.parquet as pq
 
             if table is None:
@@ -198,6 +204,7 @@ def write(rows: Iterable[dict[str, Any]], out_dir: str | os.PathLike[str], forma
             pq.write_table(table, path)
             written.append(str(path))
         else:
+            _need_pyarrow()
             try:
                 import datasets
             except ImportError as exc:

@@ -7,10 +7,20 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 __all__ = ["PAIR_COLUMNS", "preference_pairs"]
 
 #: The columns of a pair row, in order.
 PAIR_COLUMNS: tuple[str, ...] = ("prompt", "chosen", "rejected", "chosen_reward", "rejected_reward", "task_id")
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON data (fast path through orjson; ``copy.deepcopy`` otherwise)."""
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except (TypeError, ValueError):
+        return copy.deepcopy(value)
 
 
 def preference_pairs(rows: Iterable[dict[str, Any]], max_pairs_per_task: int | None = None) -> list[dict[str, Any]]:
@@ -59,9 +69,9 @@ def preference_pairs(rows: Iterable[dict[str, Any]], max_pairs_per_task: int | N
         for _, _, _, chosen, rejected in candidates:
             prompt = chosen["prompt"]
             pairs.append({
-                "prompt": copy.deepcopy(prompt),
-                "chosen": copy.deepcopy(chosen["messages"][len(chosen["prompt"]):]),
-                "rejected": copy.deepcopy(rejected["messages"][len(rejected["prompt"]):]),
+                "prompt": _copy(prompt),
+                "chosen": _copy(chosen["messages"][len(chosen["prompt"]):]),
+                "rejected": _copy(rejected["messages"][len(rejected["prompt"]):]),
                 "chosen_reward": float(chosen["reward"]),
                 "rejected_reward": float(rejected["reward"]),
                 "task_id": task_id,

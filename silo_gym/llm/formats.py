@@ -55,6 +55,7 @@ __all__ = [
     "reply_tool_calls",
     "responses_call_to_action",
     "responses_tool_result",
+    "set_call_id",
     "split_anthropic_system",
     "to_anthropic_tools",
     "to_chat_messages",

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .formats import (
+    _as_plain,
+    _get,
     normalize_reply,
     reply_text,
     reply_tool_calls,
@@ -166,14 +168,20 @@ class _Loop:
             model = raw.model if raw.model is not None else model
             latency = raw.latency_ms if raw.latency_ms is not None else latency
             raw = raw.message
+        else:  # a whole provider response (dict or SDK object) carries its own usage and model
+            found = _as_plain(_get(raw, "usage"))
+            usage = found if isinstance(found, dict) else None
+            served = _get(raw, "model")
+            model = served if isinstance(served, str) else model
         return raw, usage, model, latency
 
     def abort(self, exc: BaseException) -> None:
         """End the open episode as ``agent_error`` (graded and recorded), as the runner does."""
-        unwrapped = getattr(self.env, "unwrapped", None)
+        unwrapped: Any = getattr(self.env, "unwrapped", None)
         episode = getattr(unwrapped, "episode", None)
-        if episode is not None and not episode.done and hasattr(unwrapped, "abort"):
-            unwrapped.abort(str(exc) or type(exc).__name__)
+        abort = getattr(unwrapped, "abort", None)
+        if episode is not None and not episode.done and callable(abort):
+            abort(str(exc) or type(exc).__name__)
 
     def report(self, messages: list[Any], reply: Any, usage: dict[str, Any] | None, model: str | None,
                latency_ms: float) -> None:

@@ -104,3 +104,22 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
             continue
         out[path.relative_to(root).as_posix()] = None if path.is_dir() else path.read_bytes()
     return out
+
+
+def demo_verifiers_written() -> bool:
+    """True once the shipped demo's ``verifiers = [...]`` list is not empty (parsed, not imported)."""
+    import ast
+
+    from silo_gym.loader import shipped_environments_dir
+
+    registry = shipped_environments_dir() / "demo" / "verifiers" / "__init__.py"
+    try:
+        tree = ast.parse(registry.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return False
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        if any(isinstance(t, ast.Name) and t.id == "verifiers" for t in targets) and isinstance(value, ast.List):
+            return bool(value.elts)
+    return False

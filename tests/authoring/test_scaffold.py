@@ -20,18 +20,13 @@ from silo_gym.scaffold import (
 )
 from silo_gym.store import resolve_environment
 
-from .helpers import snapshot
+from .helpers import demo_verifiers_written, snapshot
 
 
 def err(fn, *args, **kwargs) -> SiloError:
     with pytest.raises(SiloError) as info:
         fn(*args, **kwargs)
     return info.value
-
-
-def demo_is_complete() -> bool:
-    registry = shipped_environments_dir() / "demo" / "verifiers" / "__init__.py"
-    return registry.is_file() and "ver_006" in registry.read_text()
 
 
 # --- init ----------------------------------------------------------------------------------------
@@ -86,7 +81,7 @@ def test_init_crm(project: Path, cli) -> None:
     assert json.loads((env_dir / "silo.environment.json").read_text()) == {
         "name": "sales", "template": "crm", "templateVersion": "0.3.0", "entrypoint": "./__init__.py", "tools": [],
     }
-    if not demo_is_complete():
+    if not demo_verifiers_written():
         pytest.skip("the demo's verifiers are not written yet")
     report = validate("sales", cwd=project)
     assert report.findings == []
@@ -123,8 +118,8 @@ def test_init_ignores_staging_directories(project: Path) -> None:
 def test_interrupted_init_leaves_nothing(project: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
     real_copytree = scaffold_module.shutil.copytree
 
-    def copy_then_fail(src, dst, **kwargs):
-        real_copytree(src, dst, **kwargs)
+    def copy_then_fail(src, dst, *args, **kwargs):
+        real_copytree(src, dst, *args, **kwargs)
         raise OSError("disk full during copy")
 
     def fail(*args, **kwargs):
@@ -164,16 +159,16 @@ def test_interrupted_init_by_keyboard(project: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_interactive_init(project: Path) -> None:
-    init_environment("shop", cwd=project)
-    init_environment("shop-2", cwd=project)
-    answers = io.StringIO("bad name!\nSHOP\n\ncrm-ish\n1\nmaybe\ny\nemail, calendar,\n")
+    init_environment("SHOP", cwd=project)
+    init_environment("Shop-2", cwd=project)
+    answers = io.StringIO("bad name!\nshop\n\ncrm-ish\n1\nmaybe\ny\nemail, calendar,\n")
     out = io.StringIO()
     result = interactive_init(answers, out, cwd=project)
     assert result.name == "shop-3"
     assert result.template == "blank"
     assert result.tools == ["email", "calendar"]
     transcript = out.getvalue()
-    assert 'Environment "SHOP" already exists (as "shop"). Suggested: shop-3' in transcript
+    assert 'Environment "shop" already exists (as "SHOP"). Suggested: shop-3' in transcript
     assert "Environment name [shop-3]: " in transcript
     assert "1) blank  Blank" in transcript and "2) crm  CRM" in transcript
     manifest = json.loads((project / ".silo/environments/shop-3/silo.environment.json").read_text())
@@ -283,6 +278,10 @@ def test_register_without_imports_and_a_single_line_list() -> None:
     assert register("import a\nverifiers=[a]", "verifiers", "v", "v", "r") == "import a\nfrom .v import v\nverifiers=[\n    v,a]"
 
 
+def test_register_when_the_list_comes_before_an_unterminated_import() -> None:
+    assert register("tools = []\nimport a", "tools", "x", "x", "r") == "tools = [\n    x,]\nimport a\nfrom .x import x\n"
+
+
 def test_register_errors() -> None:
     e = err(register, "tools = [] \nmy_tools = [\n]\n", "verifiers", "x", "x", "verifiers/__init__.py")
     assert (e.code, e.message) == ("registry_not_found", 'No "verifiers = [" list found in verifiers/__init__.py.')
@@ -335,7 +334,7 @@ def test_tool_add_cli(project: Path, cli) -> None:
     assert 'description="Refund \\"an\\" order.\\n",' in refund
     assert "from ..state import Shop_State" in refund
     registry = (env_dir / "tools/__init__.py").read_text()
-    assert "from __future__ import annotations\nfrom .refund import refund\nfrom .get_profits import get_profits\n" \
+    assert "from __future__ import annotations\nfrom .get_profits import get_profits\nfrom .refund import refund\n" \
         in registry
     assert "tools: list = [\n    refund,\n    get_profits,]" in registry
     code, out, _ = cli("tool", "list", "--env", "shop", "--json")

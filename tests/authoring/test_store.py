@@ -297,6 +297,8 @@ def test_shipped_environment_is_read_only(project: Path, cli) -> None:
         assert (e.code, e.message, e.details) == ("environment_read_only", message, {"environment": "demo"})
     for argv in (
         ("data", "add", "x", "--env", "demo", "--data", "1"),
+        ("data", "add", "x", "--env", "demo", "--data", "{bad"),
+        ("task", "update", "TASK-404", "--env", "demo", "--title", "t"),
         ("data", "update", "users", "--env", "demo", "--data", "1"),
         ("data", "remove", "users", "--env", "demo"),
         ("task", "add", "TASK-009", "--env", "demo", "--title", "t", "--instruction", "i", "--verifier", "v"),

@@ -11,7 +11,7 @@ import pytest
 from silo_gym import SiloError, ValidationReport, validate
 from silo_gym.loader import list_environments
 
-from .helpers import NAME, TOOLS_HEAD, VERIFIERS_HEAD, write_env
+from .helpers import NAME, TOOLS_HEAD, VERIFIERS_HEAD, demo_verifiers_written, write_env
 
 NO_TASKS = ("warning", "no_tasks", "No tasks defined, so this environment cannot be run yet.")
 NO_TOOLS = ("warning", "no_tools", "No tools registered, so the agent cannot observe or change anything.")
@@ -486,10 +486,7 @@ def test_cli_missing_env_flag(project: Path, cli) -> None:
 
 
 def test_cli_validate_demo(project: Path, cli) -> None:
-    from silo_gym.loader import shipped_environments_dir
-
-    demo = shipped_environments_dir() / "demo"
-    if "verifiers = [\n]" in (demo / "verifiers" / "__init__.py").read_text() or not (demo / "verifiers").is_dir():
+    if not demo_verifiers_written():
         pytest.skip("the demo's verifiers are not written yet")
     code, out, err = cli("env", "validate", "--env", "demo")
     assert (code, out, err) == (0, "OK\tdemo\tdata=9 tasks=6 tools=42 verifiers=6\n", "")

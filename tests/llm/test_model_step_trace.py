@@ -99,3 +99,18 @@ def test_aborted_model_is_recorded_as_agent_error(tmp_path):
     result = json.loads((Path(run_dir) / "result.json").read_text("utf-8"))
     assert result["terminationReason"] == "agent_error" and result["error"] == "model timed out"
     assert [e["type"] for e in _trace(run_dir)][:4] == ["run_start", "model_step", "tool_call", "tool_result"]
+
+
+def test_usage_and_model_from_a_whole_provider_response(tmp_path):
+    def model(messages, tools):
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+                "content": [{"type": "text", "text": "No."}], "stop_reason": "end_turn",
+                "usage": {"input_tokens": 30, "output_tokens": 2}}
+
+    env = RecordRun(gym.make("silo/demo-TASK-004"), runs_dir=tmp_path)
+    ep = ChatPolicy(model, api="anthropic").run_episode(env, seed=0)
+    env.close()
+    assert ep.messages[-1] == {"role": "assistant", "content": [{"type": "text", "text": "No."}]}
+    step = next(e for e in _trace(ep.info["run_dir"]) if e["type"] == "model_step")
+    assert step["usage"] == {"input_tokens": 30, "output_tokens": 2} and step["model"] == "claude-test"
+    assert step["reply"] == ep.messages[-1]

@@ -12,3 +12,8 @@ from .verifiers import verifiers
 
 def bind_tools(state):
     return _bind(state, tools)
+
+
+__all__ = ["bind_tools", "create_state", "verifiers"]
+
+__all__ = ["bind_tools", "create_state", "verifiers"]

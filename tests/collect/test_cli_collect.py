@@ -1,0 +1,77 @@
+"""``silo-gym collect`` end to end."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from silo_gym.cli import main
+from silo_gym.data import EPISODE_COLUMNS, read
+
+from ._helpers import ROOT, SOLVER_PATH
+
+
+def test_collect_random_and_reference(tmp_path, capsys):
+    parquet = importlib.util.find_spec("pyarrow") is not None
+    out = tmp_path / "ds"
+    code = main(["collect", "--env", "demo", "--tasks", "TASK-001,TASK-004", "--policy", "random",
+                 "--episodes-per-task", "2", "--out", str(out), "--format", "jsonl,parquet" if parquet else "jsonl",
+                 "--seed", "3", "--runs-dir", str(tmp_path / "runs")])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "Collected 4 episodes from demo with policy random (seed 3)." in captured.out
+    assert "TASK-001  mean reward" in captured.out and "TASK-004  mean reward" in captured.out
+    assert "Preference pairs: " in captured.out
+    assert str(out / "episodes.jsonl") in captured.out
+    for name in ("episodes.jsonl", "pairs.jsonl") + (("episodes.parquet", "pairs.parquet") if parquet else ()):
+        assert (out / name).is_file()
+    rows = read(out / "episodes.jsonl")
+    assert len(rows) == 4 and all(tuple(r) == EPISODE_COLUMNS for r in rows)
+    if parquet:
+        assert read(out / "episodes.parquet") == rows
+    assert len(list((tmp_path / "runs").iterdir())) == 4
+    assert captured.err == ""  # no progress bar when stderr is not a terminal
+
+    ref = tmp_path / "ref"
+    code = main(["collect", "--env", "demo", "--tasks", "TASK-004", "--policy", f"{SOLVER_PATH}:make_policy",
+                 "--episodes-per-task", "1", "--out", str(ref)])
+    assert code == 0
+    assert read(ref / "episodes.jsonl")[0]["reward"] == 1.0
+
+
+def test_collect_subprocess_with_pairs(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SILO_GYM_PATH"}
+    out = tmp_path / "out"
+    agent = os.path.relpath(SOLVER_PATH, ROOT)
+    cmd = [sys.executable, "-m", "silo_gym", "collect", "--env", "demo", "--tasks", "TASK-005", "--policy",
+           "random", "--episodes-per-task", "3", "--out", str(out)]
+    first = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    cmd2 = [sys.executable, "-m", "silo_gym", "collect", "--env", "demo", "--tasks", "TASK-005", "--policy",
+            agent, "--episodes-per-task", "1", "--out", str(tmp_path / "ref")]
+    second = subprocess.run(cmd2, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    rows = read(out / "episodes.jsonl") + read(tmp_path / "ref" / "episodes.jsonl")
+    assert rows[-1]["policy"] == agent and rows[-1]["reward"] == 1.0
+    lines = (out / "pairs.jsonl").read_text().splitlines()
+    assert all(json.loads(line)["task_id"] == "TASK-005" for line in lines)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--policy", "random", "--out", "x"], "Missing --env."),
+    (["--env", "demo", "--out", "x"], "Missing --policy."),
+    (["--env", "demo", "--policy", "random"], "Missing --out."),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--format", "csv"], "--format must be"),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--tasks", "TASK-999"], 'Unknown task "TASK-999"'),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--episodes-per-task", "0"], "at least 1"),
+    (["--env", "demo", "--policy", "missing.py", "--out", "x"], "agent_invalid"),
+])
+def test_collect_usage_errors(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    assert main(["collect", *argv]) == 1
+    assert message in capsys.readouterr().err

@@ -1,0 +1,1 @@
+"""Golden files and the regression gates of the demo environment (see ``gate.py``)."""
