@@ -354,9 +354,9 @@ class Episode:
                 raise RunLimitError(reason, f"Run ended: {reason}.")
             if self.limit_reason is not None:
                 raise RunLimitError(self.limit_reason, f"Run ended: {self.limit_reason}.")
-            reason = self.check_limits()
-            if reason is not None:
-                raise RunLimitError(reason, self.limit_message or reason)
+            fired = self.check_limits()
+            if fired is not None:
+                raise RunLimitError(fired, self.limit_message or fired)
             if not isinstance(name, str):
                 parsed = ParsedAction("invalid", reason=f'"tool" must be a string, received {type_name(name)}.',
                                       traced_tool=None, traced_input=input)
@@ -405,14 +405,18 @@ class Episode:
             grading_error: VerifierError | None = None
             try:
                 outcome = self.verifier.check(self.state, initial, VerifierContext(text, self.task))
+                if not isinstance(outcome, VerifierOutcome):  # a verifier object not made with define_verifier
+                    raise TypeError(f"check() returned {type(outcome).__name__}, not a VerifierOutcome")
             except VerifierError as exc:
                 grading_error = exc
+                outcome = None
             except Exception as exc:  # a verifier object not made with define_verifier
                 grading_error = VerifierError(
-                    f'Verifier "{getattr(self.verifier, "id", "?")}" failed: {exc or type(exc).__name__}',
+                    f'Verifier "{getattr(self.verifier, "id", "?")}" failed: {str(exc) or type(exc).__name__}',
                     {"verifierId": getattr(self.verifier, "id", None), "taskId": self.task.id},
                 )
                 grading_error.__cause__ = exc
+                outcome = None
             result = None
             if outcome is not None:
                 result = result_dict(outcome, self.tool_calls, self.tool_errors, final_reason, raw_output, error)

@@ -285,7 +285,16 @@ def resolve_entrypoint(env_name: str, env_dir: Path, entrypoint: str) -> Path:
     return Path(joined)
 
 
-class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+class _NoBytecodeWriteLoader(importlib.machinery.SourceFileLoader):
+    """Loads environment code without writing ``__pycache__``: running an environment writes
+    nothing into its directory (which may be inside site-packages). An existing ``.pyc``, such as
+    one compiled at install, is still used."""
+
+    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+        return None
+
+
+class _SourceOnlyLoader(_NoBytecodeWriteLoader):
     """Compiles from the source file, never from ``__pycache__``, and writes no bytecode.
 
     A ``.pyc`` is trusted when the source's size and mtime in whole seconds match, so an edit of
@@ -296,39 +305,41 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         raise OSError("fresh environment loads compile from source")  # SourceLoader skips the .pyc
 
 
-#: Package names of fresh loads, whose modules all compile from source.
-_fresh_packages: set[str] = set()
+#: Private package name of each environment load -> the loader class of its modules.
+_package_loaders: dict[str, type[importlib.machinery.SourceFileLoader]] = {}
 
 
-class _FreshLoadFinder(importlib.abc.MetaPathFinder):
-    """Finds the submodules of a fresh load like ``PathFinder`` does, with :class:`_SourceOnlyLoader`."""
+class _EnvironmentFinder(importlib.abc.MetaPathFinder):
+    """Finds the submodules of an environment load like ``PathFinder`` does, with its loader class."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> ModuleSpec | None:
-        if path is None or fullname.partition(".")[0] not in _fresh_packages:
+        loader_cls = _package_loaders.get(fullname.partition(".")[0]) if path is not None else None
+        if loader_cls is None:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
-            spec.loader = _SourceOnlyLoader(spec.loader.name, spec.loader.path)
+            spec.loader = loader_cls(spec.loader.name, spec.loader.path)
         return spec
 
 
-_finder = _FreshLoadFinder()
+_finder = _EnvironmentFinder()
 
 
 def _import_package(env_dir: Path, entry: Path, fresh: bool = True) -> ModuleType:
     """Import the environment directory as a package under a fresh private name (§2.4 step 4).
 
-    A ``fresh`` load compiles every module from source, so it sees edited code.
+    A ``fresh`` load compiles every module from source, so it sees edited code. No load writes
+    bytecode into the environment directory.
     """
     safe = "".join(c if c.isalnum() else "_" for c in env_dir.name)
     pkg_name = f"_silo_env_{safe}_{next(_load_counter)}"
     init = env_dir / "__init__.py"
-    if fresh:
-        _fresh_packages.add(pkg_name)
-        if _finder not in sys.meta_path:
-            sys.meta_path.insert(0, _finder)
+    loader_cls = _SourceOnlyLoader if fresh else _NoBytecodeWriteLoader
+    _package_loaders[pkg_name] = loader_cls
+    if _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
     if init.is_file():
-        loader = _SourceOnlyLoader(pkg_name, str(init)) if fresh else None
+        loader = loader_cls(pkg_name, str(init))
         spec = importlib.util.spec_from_file_location(pkg_name, init, loader=loader,
                                                       submodule_search_locations=[str(env_dir)])
     else:
@@ -355,7 +366,7 @@ def _import_package(env_dir: Path, entry: Path, fresh: bool = True) -> ModuleTyp
     except BaseException:
         for key in [k for k in sys.modules if k == pkg_name or k.startswith(pkg_name + ".")]:
             del sys.modules[key]
-        _fresh_packages.discard(pkg_name)
+        _package_loaders.pop(pkg_name, None)
         raise
 
 

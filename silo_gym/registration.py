@@ -66,7 +66,13 @@ def _versioned_names() -> set[tuple[str | None, str]]:
 
 
 def _insert(name: str, env_dir: Path, pairs: list[tuple[str, str | None]],
-            versioned: set[tuple[str | None, str]]) -> None:
+            versioned: set[tuple[str | None, str]], replaces: frozenset[str] = frozenset()) -> None:
+    """Register every pair, or none: all ids are checked before the first is inserted.
+
+    An id that is already registered (by another environment, or outside silo_gym) is a clash,
+    unless it is in ``replaces`` (this environment's own ids, re-registered with ``override``).
+    """
+    specs = []
     for env_id, task_id in pairs:
         spec = EnvSpec(
             id=env_id,
@@ -77,7 +83,13 @@ def _insert(name: str, env_dir: Path, pairs: list[tuple[str, str | None]],
         if (spec.namespace, spec.name) in versioned:
             raise SiloError("task_invalid", f'Cannot register "{env_id}": a versioned id of that name exists.',
                             {"id": env_id})
-        registry[env_id] = spec
+        if env_id in registry and env_id not in replaces:
+            owner = registry[env_id].kwargs.get("path", registry[env_id].entry_point)
+            raise SiloError("task_invalid", f'Cannot register "{env_id}": that id is already registered ({owner}).',
+                            {"id": env_id})
+        specs.append(spec)
+    for spec in specs:
+        registry[spec.id] = spec
 
 
 def _unregister(name: str) -> None:
@@ -129,8 +141,6 @@ def register_all(cwd: str | os.PathLike[str] | None = None) -> list[str]:
         except SiloError as exc:
             warnings.warn(f"silo_gym skipped the environment at {loc.path}: {exc}", SiloRegistrationWarning,
                           stacklevel=2)
-            for env_id, _ in pairs:
-                registry.pop(env_id, None)
             continue
         _registered[loc.name] = (loc.path, ids)
         added += ids
@@ -161,10 +171,14 @@ def register_environment(path: str | os.PathLike[str], *, override: bool = False
             f'Environment "{name}" already exists (as "{existing}").',
             {"environment": name, "existing": str(existing)},
         )
-    _unregister(name)
+    own = frozenset(_registered[name][1]) if name in _registered else frozenset()
+    if ids:
+        _insert(name, env_dir, pairs, _versioned_names(), replaces=own)  # raises before any change
+    for env_id in own - set(ids):
+        registry.pop(env_id, None)
+    _registered.pop(name, None)
     if not ids:
         return []
-    _insert(name, env_dir, pairs, _versioned_names())
     _registered[name] = (env_dir, ids)
     return ids
 

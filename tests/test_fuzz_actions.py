@@ -131,19 +131,10 @@ class Driver:
         self.start()
 
 
-DRIVERS: dict[str, Driver] = {}
-
-
-def _driver(name: str, environment: str, max_tool_calls: int) -> Driver:
-    if name not in DRIVERS:
-        DRIVERS[name] = Driver(environment, max_tool_calls)
-    return DRIVERS[name]
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(actions, min_size=1, max_size=25))
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(actions, min_size=1, max_size=40))
 def test_random_actions_on_orders(batch):
-    driver = _driver("orders", "orders", 100)
+    driver = Driver("orders", 100)
     for action in batch:
         driver.step(action)
 
@@ -151,7 +142,7 @@ def test_random_actions_on_orders(batch):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(actions, min_size=1, max_size=15))
 def test_random_actions_with_small_budget(batch):
-    driver = _driver("small", "orders", 4)
+    driver = Driver("orders", 4)
     for action in batch:
         driver.step(action)
 
@@ -159,7 +150,7 @@ def test_random_actions_with_small_budget(batch):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(actions, min_size=1, max_size=15))
 def test_random_actions_on_inventory(batch):
-    driver = _driver("inventory", "inventory", 100)
+    driver = Driver("inventory", 100)
     for action in batch:
         driver.step(action)
 

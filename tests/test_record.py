@@ -298,7 +298,7 @@ def test_two_processes_racing_into_one_runs_dir(runs_dir):
         from silo_gym import SiloEnv
         from silo_gym.wrappers import RecordRun
         env = RecordRun(SiloEnv("orders", "TASK-001"), runs_dir={str(runs_dir)!r})
-        for _ in range(60):
+        for _ in range(40):
             env.reset()
             env.step({{"answer": "x"}})
         print("ok")
@@ -309,7 +309,7 @@ def test_two_processes_racing_into_one_runs_dir(runs_dir):
         out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     dirs = os.listdir(runs_dir)
-    assert len(dirs) == 120 and len(set(dirs)) == 120
+    assert len(dirs) == 80 and len(set(dirs)) == 80
     for d in dirs:
         assert sorted(os.listdir(runs_dir / d)) == FILES
 
@@ -499,3 +499,55 @@ def test_write_atomic_leaves_no_temporary_file_on_error(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         record_mod.write_atomic(target, b"{}\n")
     assert os.listdir(tmp_path) == []
+
+
+CUSTOM_VERIFIERS = '''
+from silo_gym import check
+from silo_gym.verifiers import score_checks
+
+
+class Custom:
+    task_id = "TASK-001"
+    name = "custom object"
+
+    def __init__(self, id, mode):
+        self.id = id
+        self.mode = mode
+
+    def check(self, final, initial, context):
+        if self.mode == "raise":
+            raise RuntimeError()
+        if self.mode == "none":
+            return None
+        return score_checks(self.id, self.task_id, [check("count is 1", final["count"] == 1)])
+
+
+verifiers = [Custom("V-RAISE", "raise"), Custom("V-NONE", "none"), Custom("V-OK", "ok")]
+'''
+
+
+@pytest.mark.parametrize(("verifier_id", "message"), [("V-RAISE", 'Verifier "V-RAISE" failed: RuntimeError'),
+                                                      ("V-NONE", None), ("V-OK", "")])
+def test_verifier_objects_not_made_with_define_verifier(tmp_path, make_env_dir, runs_dir, verifier_id, message):
+    tasks = {"a.json": {"id": "TASK-001", "title": "t", "instruction": "i", "verifierId": verifier_id}}
+    env_dir = make_env_dir(tmp_path, "custom", verifiers=CUSTOM_VERIFIERS, tasks=tasks)
+    env = RecordRun(SiloEnv("custom", "TASK-001", path=str(env_dir)), runs_dir)
+    _, info = env.reset()
+    env.step({"tool": "bump"})
+    if message == "":
+        *_, final = env.step({"answer": 1})
+        assert final["passed"] is True
+        assert read_run(info["run_dir"])["run.json"]["verifierName"] == "custom object"
+        return
+    with pytest.raises(VerifierError) as exc:
+        env.step({"answer": 1})
+    assert exc.value.code == "verifier_failed"
+    assert exc.value.details == {"verifierId": verifier_id, "taskId": "TASK-001"}
+    if message is not None:
+        assert exc.value.message == message
+    else:
+        assert exc.value.message.startswith(f'Verifier "{verifier_id}" failed: ')
+        assert exc.value.message != f'Verifier "{verifier_id}" failed: '
+    assert read_run(info["run_dir"])["files"] == ["run.json", "state-diff.json", "trace.jsonl"]
+    with pytest.raises(ResetNeeded):
+        env.step({"answer": 1})

@@ -232,3 +232,84 @@ def test_environment_id_is_lower_cased_directory_name(tmp_path, make_env_dir):
     _, info = env.reset()
     assert info["environment"] == "upper"
     env.close()
+
+
+def test_nothing_is_written_outside_the_runs_directory(tmp_path, make_env_dir):
+    """Import, gym.make, episodes, run_task and fresh loads write only run directories, even with
+    bytecode writing on (no __pycache__ in environment or agent directories)."""
+    root = tmp_path / "envs"
+    make_env_dir(root, "good", files={"helpers.py": "X = 1\n"})
+    make_env_dir(root, "broken", tasks={"a.json": "{"})
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "a.py").write_text("def agent(task, tools, call_tool, signal):\n"
+                                              "    call_tool('bump')\n    return {'output': 'ok'}\n")
+    before = listing(tmp_path)
+    script = f"""
+        import warnings
+        warnings.simplefilter("ignore")
+        import gymnasium as gym
+        import silo_gym
+        from silo_gym.wrappers import RecordRun
+        env = RecordRun(gym.make("silo/good-TASK-001"), runs_dir={str(tmp_path / "runs")!r})
+        env.reset()
+        env.step({{"tool": "bump"}})
+        env.step({{"answer": "done"}})
+        env.close()
+        r = silo_gym.run_task("good", "TASK-001", {str(tmp_path / "agents" / "a.py")!r},
+                              runs_dir={str(tmp_path / "runs")!r})
+        assert r.passed
+        silo_gym.open_environment("good")
+        silo_gym.open_environment("good", fresh=False)
+        print("ok")
+    """
+    env = {k: v for k, v in subprocess_env(SILO_GYM_PATH=str(root)).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
+                         env=env, cwd=tmp_path / "agents", timeout=60)
+    assert out.returncode == 0, out.stderr
+    after = [p for p in listing(tmp_path) if p != "runs" and not p.startswith("runs/")]
+    assert after == before
+    assert len(os.listdir(tmp_path / "runs")) == 2
+
+
+def test_id_clash_between_environments_skips_the_later_one(tmp_path, make_env_dir):
+    root = tmp_path / "envs"
+    first = make_env_dir(root, "a", tasks={"t.json": _task("b-c")})
+    second = make_env_dir(root, "a-b", tasks={"t.json": _task("c")})
+    script = IMPORT_AND_REPORT + """
+    print(gym.spec("silo/a-b-c").kwargs["path"])
+    """
+    out = _run(script, SILO_GYM_PATH=str(root))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    report = json.loads(lines[0])
+    assert [i for i in report["ids"] if not i.startswith("silo/demo")] == ["silo/a", "silo/a-b-c"]
+    assert report["warnings"] == [[
+        "SiloRegistrationWarning",
+        f'silo_gym skipped the environment at {second}: Cannot register "silo/a-b-c": that id is already '
+        f"registered ({first}).",
+    ]]
+    assert lines[1] == str(first)
+
+
+def test_register_environment_refuses_a_clash_and_changes_nothing(tmp_path, make_env_dir):
+    try:
+        first = make_env_dir(tmp_path, "rtclash", tasks={"t.json": _task("x-y")})
+        assert register_environment(first) == ["silo/rtclash", "silo/rtclash-x-y"]
+        gym.register("silo/rtother-T-1", entry_point="silo_gym.env:SiloEnv")
+        before = {k: registry[k] for k in registry if k.startswith("silo/rt")}
+        for clash in (make_env_dir(tmp_path / "2", "rtclash-x", tasks={"t.json": _task("y")}),
+                      make_env_dir(tmp_path / "3", "rtother", tasks={"t.json": _task("T-1")})):
+            with pytest.raises(SiloError) as exc:
+                register_environment(clash)
+            assert exc.value.code == "task_invalid"
+            assert "that id is already registered" in exc.value.message
+            assert {k: registry[k] for k in registry if k.startswith("silo/rt")} == before
+        # Re-registering its own ids with override is not a clash.
+        assert register_environment(first, override=True) == ["silo/rtclash", "silo/rtclash-x-y"]
+    finally:
+        from silo_gym import registration
+
+        for key in [k for k in registry if k.startswith("silo/rt")]:
+            del registry[key]
+        for name in ("rtclash", "rtclash-x", "rtother"):
+            registration._registered.pop(name, None)
