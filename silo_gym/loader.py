@@ -290,7 +290,7 @@ class _NoBytecodeWriteLoader(importlib.machinery.SourceFileLoader):
     nothing into its directory (which may be inside site-packages). An existing ``.pyc``, such as
     one compiled at install, is still used."""
 
-    def set_data(self, path: str, data: bytes, *, _mode: int = 0o666) -> None:
+    def set_data(self, path: str, data: Any, *, _mode: int = 0o666) -> None:
         return None
 
 

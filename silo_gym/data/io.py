@@ -212,8 +212,10 @@ def write(rows: Iterable[dict[str, Any]], out_dir: str | os.PathLike[str], forma
             if table is None:
                 table = _table(rows, layout)
             path = out / stem
-            enabled = datasets.is_progress_bar_enabled()
-            datasets.disable_progress_bars()
+            is_enabled = getattr(datasets, "is_progress_bar_enabled", None)
+            enabled = bool(is_enabled()) if callable(is_enabled) else False
+            if enabled:
+                datasets.disable_progress_bars()  # no "Saving the dataset" bar on stderr
             try:
                 datasets.Dataset(table).save_to_disk(str(path))
             finally:
