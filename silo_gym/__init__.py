@@ -1,12 +1,16 @@
 """silo_gym: Silo agent environments as Gymnasium environments.
 
 Importing the package registers every task of every known environment as ``silo/<env>-<TASK>``
-and every environment as ``silo/<env>`` (gym-api.md, "Ids and registration").
+and every environment as ``silo/<env>`` (gym-api.md, "Ids and registration"). Registration reads
+only manifests and task files; the heavier parts of the package (the env, pydantic models, the
+runner, authoring) are imported on first use, so ``import silo_gym`` stays fast.
 """
 
 from __future__ import annotations
 
-from .env import SiloEnv
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     RunLimitError,
     SiloError,
@@ -18,14 +22,10 @@ from .errors import (
 )
 from .jsonfmt import canonical, dumps_compact, dumps_pretty, format_number, js_number
 from .loader import list_environments, open_environment
-from .models import Manifest, Task, ValidationReport
-from .project import Silo
 from .registration import register_all as _register_all
 from .registration import register_environment
 from .rounding import js_round, percent_one_decimal, round2, to_fixed
-from .runner import RunResult, run_task
 from .tools import SiloTool, Tool, bind_tools, define_tool
-from .validate import validate
 from .verifiers import (
     SiloVerifier,
     VerifierCheck,
@@ -36,7 +36,42 @@ from .verifiers import (
     optional,
 )
 
+if TYPE_CHECKING:
+    from .env import SiloEnv
+    from .models import Manifest, Task, ValidationReport
+    from .project import Silo
+    from .runner import RunResult, run_task
+    from .validate_env import validate
+    from .vector import make_vec
+
 __version__ = "0.1.0"
+
+#: Public names imported on first access (PEP 562), by module.
+_LAZY = {
+    "SiloEnv": "env",
+    "Manifest": "models",
+    "Task": "models",
+    "ValidationReport": "models",
+    "Silo": "project",
+    "RunResult": "runner",
+    "run_task": "runner",
+    "validate": "validate_env",
+    "make_vec": "vector",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'silo_gym' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 _register_all()
 
@@ -44,8 +79,8 @@ __all__ = [
     "Manifest",
     "RunLimitError",
     "RunResult",
-    "SiloEnv",
     "Silo",
+    "SiloEnv",
     "SiloError",
     "SiloRegistrationWarning",
     "SiloTool",
@@ -70,6 +105,7 @@ __all__ = [
     "js_number",
     "js_round",
     "list_environments",
+    "make_vec",
     "open_environment",
     "optional",
     "percent_one_decimal",

@@ -7,8 +7,10 @@ rules of :mod:`silo_gym.episode` (silo-format §5).
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from collections.abc import Callable
-from typing import Any, Literal, SupportsFloat
+from typing import TYPE_CHECKING, Any, Literal, SupportsFloat
 
 import gymnasium as gym
 import orjson
@@ -18,15 +20,43 @@ from .episode import Episode, EpisodeEnd, Listener, _orjson_exact, parse_action,
 from .errors import SiloError
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, open_environment, open_environment_at
-from .models import Task
 from .spaces import JsonText, ToolCall
 from .tools import tool_list
 from .verifiers import find_verifier
+
+if TYPE_CHECKING:
+    from .models import Task
 
 __all__ = ["SiloEnv"]
 
 _NOT_STARTED = "Call reset() before step()."
 _ENDED = "The episode has ended; call reset() before step()."
+
+
+class _ModuleShared:
+    """What every env over one loaded environment module shares: the tool list (as a list and as
+    orjson bytes for fresh copies), the action-space template, and whether states round-trip
+    exactly through orjson (decided at the first reset)."""
+
+    __slots__ = ("tools", "tools_json", "space", "orjson_state", "__weakref__")
+
+    def __init__(self, module: Any) -> None:
+        self.tools = tool_list(module.bind_tools(module.create_state()))
+        self.tools_json = orjson.dumps(self.tools) if _orjson_exact(self.tools) else None
+        self.space = ToolCall(self.tools)
+        self.orjson_state: bool | None = None
+
+
+_shared_by_module: weakref.WeakKeyDictionary[Any, _ModuleShared] = weakref.WeakKeyDictionary()
+_shared_lock = threading.Lock()
+
+
+def _module_shared(module: Any) -> _ModuleShared:
+    with _shared_lock:
+        shared = _shared_by_module.get(module)
+        if shared is None:
+            shared = _shared_by_module[module] = _ModuleShared(module)
+        return shared
 
 
 class SiloEnv(gym.Env[str, dict[str, Any]]):
@@ -96,13 +126,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             self._bound_task = None
             if not self.silo_env.tasks:
                 self.silo_env.task("")  # raises task_not_found: no tasks
-        # The action space comes from a throwaway world and never changes (gym-api.md, Spaces).
-        tools = tool_list(self._module.bind_tools(self._module.create_state()))
-        self._tools_json = orjson.dumps(tools) if _orjson_exact(tools) else None
-        self._tools_list = tools
-        self.action_space = ToolCall(tools)
+        # The action space comes from a throwaway world and never changes (gym-api.md, Spaces);
+        # it and the serialised tool list are built once per loaded module and shared.
+        self._shared = _module_shared(self._module)
+        self.action_space = self._shared.space.share()
         self.observation_space = JsonText(max_length=max_observation_length)
-        self._use_orjson_snapshot: bool | None = None
         self._pending: list[tuple[Listener, str | None, str | None]] = []
         self.episode: Episode | None = None
         self._transcript: list[str] = []
@@ -139,11 +167,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         return tasks[int(self.np_random.integers(len(tasks)))]
 
     def _tools_info(self) -> list[dict[str, Any]]:
-        if self._tools_json is not None:
-            return orjson.loads(self._tools_json)  # fresh objects every reset
+        if self._shared.tools_json is not None:
+            return orjson.loads(self._shared.tools_json)  # fresh objects every reset
         import copy
 
-        return copy.deepcopy(self._tools_list)
+        return copy.deepcopy(self._shared.tools)
 
     def _base_info(self, episode: Episode) -> dict[str, Any]:
         return {"tool_calls": episode.tool_calls, "tool_errors": episode.tool_errors}
@@ -212,9 +240,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         verifier = self._verifier_for(task)
         module = self._module
         state = module.create_state()
-        if self._use_orjson_snapshot is None:
-            self._use_orjson_snapshot = _orjson_exact(state)
-        snapshot, is_orjson = snapshot_state(state, self._use_orjson_snapshot)
+        shared = self._shared
+        if shared.orjson_state is None:
+            shared.orjson_state = _orjson_exact(state)
+        snapshot, is_orjson = snapshot_state(state, shared.orjson_state)
         tools = module.bind_tools(state)
         self.episode = Episode(
             environment=self.environment_name,

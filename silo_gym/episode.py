@@ -12,17 +12,19 @@ import pickle
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .diff import diff_state
 from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
-from .models import Task
 from .rounding import js_round
 from .validation import type_name
 from .verifiers import VerifierContext, VerifierOutcome
+
+if TYPE_CHECKING:
+    from .models import Task
 
 __all__ = [
     "ACCEPTED_SHAPES",
@@ -56,6 +58,9 @@ def iso_now() -> str:
         cache[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
         cache[0] = secs
     return f"{cache[1]}.{int((t - secs) * 1000):03d}Z"
+
+
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 class FloatFreeEvent(dict):  # type: ignore[type-arg]
@@ -376,6 +381,24 @@ class Episode:
 
     # -- the end (silo-format §5.5) --------------------------------------------------------
 
+    def _state_diff(self) -> dict[str, Any]:
+        """The state diff of the initial snapshot against the final state (silo-format §8).
+
+        It compares against a pristine copy of the snapshot (a verifier must not change what it
+        was given). When the final state serialises to the very bytes of the snapshot, nothing
+        changed and the diff is empty without building it; top-level non-finite floats are the
+        one thing orjson bytes cannot tell apart from ``null``, so they take the full path.
+        """
+        if self._snapshot_is_orjson and isinstance(self.state, dict):
+            try:
+                same = orjson.dumps(self.state) == self._snapshot
+            except TypeError:
+                same = False
+            if same and not any(type(v) is float and v != v or v in _INFINITIES
+                                for v in self.state.values() if type(v) is float):
+                return {"scalars": [], "collections": {}}
+        return diff_state(restore_state(self._snapshot, self._snapshot_is_orjson), self.state)
+
     def finish(self, output: Any, *, error: str | None = None, reason: str | None = None) -> EpisodeEnd:
         """End the episode: fix the reason, grade, diff, notify listeners (silo-format §5.5).
 
@@ -427,11 +450,11 @@ class Episode:
                         "reward": outcome.reward,
                         "checks": result["checks"],
                     })
-            # The diff compares against a pristine copy: a verifier must not change the snapshot.
-            state_diff = diff_state(restore_state(self._snapshot, self._snapshot_is_orjson), self.state)
+            finished_at = iso_now() if listening else ""
+            finished = time.monotonic()
+            state_diff = self._state_diff()
             self.end = EpisodeEnd(final_reason, error, raw_output, outcome, result, state_diff, grading_error)
             if listening:
-                finished_at = iso_now()
                 run = {
                     "runId": self.run_id,
                     "environment": self.environment,
@@ -442,7 +465,7 @@ class Episode:
                     "config": self.config(),
                     "startedAt": self.started_at,
                     "finishedAt": finished_at,
-                    "durationMs": js_round((time.monotonic() - self.started) * 1000.0),
+                    "durationMs": js_round((finished - self.started) * 1000.0),
                     "terminationReason": final_reason,
                     "toolCallCount": self.tool_calls,
                 }

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import SiloError
 from .jsonfmt import loads_strict
-from .models import Manifest, Task
 from .names import check_safe_name, is_safe_name
+
+if TYPE_CHECKING:  # pydantic is imported on first use, so `import silo_gym` stays fast
+    from .models import Manifest, Task
 
 __all__ = [
     "Environment",
@@ -162,10 +164,22 @@ def read_manifest(
     Raises:
         SiloError: ``invalid_json`` when the file does not parse.
     """
+    from .models import Manifest
+
+    raw, present = read_manifest_raw(env_dir, project_root)
+    return Manifest.from_raw(raw, env_dir.name), present
+
+
+def read_manifest_raw(env_dir: Path, project_root: str | os.PathLike[str] | None = None) -> tuple[Any, bool]:
+    """The parsed manifest file (any JSON value; ``None`` when absent) and whether it exists.
+
+    Raises:
+        SiloError: ``invalid_json`` when the file does not parse.
+    """
     path = env_dir / MANIFEST_FILE
     if not path.is_file():
-        return Manifest.from_raw(None, env_dir.name), False
-    return Manifest.from_raw(_read_json(path, project_root), env_dir.name), True
+        return None, False
+    return _read_json(path, project_root), True
 
 
 _REQUIRED_TASK_FIELDS = ("id", "title", "instruction", "verifierId")
@@ -179,19 +193,33 @@ def discover_tasks(
     Raises:
         SiloError: ``invalid_json`` or ``task_invalid`` (details as in the spec).
     """
+    from .models import Task
+
+    return [Task.from_raw(raw) for raw in scan_tasks(env_name, env_dir, project_root)]
+
+
+def scan_tasks(
+    env_name: str, env_dir: Path, project_root: str | os.PathLike[str] | None = None
+) -> list[dict[str, Any]]:
+    """:func:`discover_tasks` without building ``Task`` objects: the checked task-file objects,
+    sorted by id (registration needs only the ids, and this keeps pydantic out of the import).
+
+    Raises:
+        SiloError: ``invalid_json`` or ``task_invalid``.
+    """
     tasks_dir = env_dir / "tasks"
     try:
         names = sorted(n for n in os.listdir(tasks_dir) if n.endswith(".json") and (tasks_dir / n).is_file())
     except OSError:
         return []
-    tasks: list[Task] = []
+    tasks: list[dict[str, Any]] = []
     for file_name in names:
         raw = _read_json(tasks_dir / file_name, project_root)
-        tasks.append(parse_task(raw, env_name, file_name))
+        tasks.append(check_task(raw, env_name, file_name))
     # Duplicates are step 4: only after every file passed step 3.
     seen: dict[str, str] = {}
     for file_name, task in zip(names, tasks, strict=True):
-        tid = task.id
+        tid = task["id"]
         if tid in seen:
             raise SiloError(
                 "task_invalid",
@@ -199,12 +227,19 @@ def discover_tasks(
                 {"environment": env_name, "id": tid, "files": [seen[tid], file_name]},
             )
         seen[tid] = file_name
-    tasks.sort(key=lambda t: t.id)
+    tasks.sort(key=lambda t: t["id"])
     return tasks
 
 
 def parse_task(raw: Any, env_name: str, file_name: str) -> Task:
     """Check one parsed task file by silo-format §2.5 steps 2–4 and build the task (§2.6)."""
+    from .models import Task
+
+    return Task.from_raw(check_task(raw, env_name, file_name))
+
+
+def check_task(raw: Any, env_name: str, file_name: str) -> dict[str, Any]:
+    """Check one parsed task file by silo-format §2.5 steps 2–4; returns it unchanged."""
     if not isinstance(raw, dict):
         raise SiloError(
             "task_invalid",
@@ -225,7 +260,7 @@ def parse_task(raw: Any, env_name: str, file_name: str) -> Task:
             f'Task file "{file_name}" in environment "{env_name}" has an unsafe id "{raw["id"]}".',
             {"environment": env_name, "file": file_name, "field": "id"},
         )
-    return Task.from_raw(raw)
+    return raw
 
 
 @dataclass(frozen=True)

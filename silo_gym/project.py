@@ -22,7 +22,7 @@ from .models import ValidationReport
 from .scaffold import init_environment, scaffold_tool, scaffold_verifier
 from .store import DataStore, EnvironmentRef, TaskStore, resolve_environment
 from .tools import tool_list
-from .validate import validate
+from .validate_env import validate
 
 __all__ = ["Environments", "Silo", "SiloEnvironment", "ToolsApi", "VerifiersApi"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from gymnasium.envs.registration import ENV_ID_RE, EnvSpec, registry
 
 from .errors import SiloError, SiloRegistrationWarning
-from .loader import discover_tasks, environment_roots, list_locations, read_manifest
+from .loader import environment_roots, list_locations, read_manifest_raw, scan_tasks
 from .names import check_safe_name, is_safe_name
 
 __all__ = ["NAMESPACE", "environment_ids", "register_all", "register_environment", "registered_environments"]
@@ -50,12 +50,12 @@ def environment_ids(name: str, env_dir: Path) -> tuple[list[str], list[tuple[str
     Returns ``(ids, [(id, task_id or None), ...])``.
     """
     check_safe_name(name, "environment")
-    read_manifest(env_dir)  # invalid_json surfaces here
-    tasks = discover_tasks(name, env_dir)
+    read_manifest_raw(env_dir)  # invalid_json surfaces here
+    tasks = scan_tasks(name, env_dir)
     if not tasks:
         return [], []
     pairs: list[tuple[str, str | None]] = [(f"{NAMESPACE}/{name}", None)]
-    pairs += [(f"{NAMESPACE}/{name}-{t.id}", t.id) for t in tasks]
+    pairs += [(f"{NAMESPACE}/{name}-{t['id']}", t["id"]) for t in tasks]
     for env_id, _ in pairs:
         _check_id(env_id)
     return [p[0] for p in pairs], pairs

@@ -17,16 +17,18 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .env import SiloEnv
 from .episode import Episode
 from .errors import RunLimitError, SiloError
 from .loader import _SourceOnlyLoader
-from .models import Task
 from .tools import tool_list
 from .verifiers import VerifierOutcome
 from .wrappers.record import RecordRun
+
+if TYPE_CHECKING:
+    from .models import Task
 
 __all__ = ["GRACE_MS", "RunResult", "load_agent", "run_task"]
 

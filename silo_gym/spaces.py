@@ -138,6 +138,17 @@ class ToolCall(Space[dict[str, Any]]):
         self._init_derived()
         super().__init__(shape=None, dtype=None, seed=seed)
 
+    def share(self) -> ToolCall:
+        """A new space over the same tool entries (shared, never copied) with its own RNG.
+
+        Envs over one environment use this to avoid holding a copy of every schema each.
+        """
+        new = ToolCall.__new__(ToolCall)
+        new._tools = self._tools
+        new._init_derived()
+        Space.__init__(new, shape=None, dtype=None, seed=None)
+        return new
+
     def _init_derived(self) -> None:
         self._names: tuple[str, ...] = tuple(t["name"] for t in self._tools)
         self._name_set: frozenset[str] = frozenset(self._names)

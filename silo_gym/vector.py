@@ -5,8 +5,12 @@
   Python) with ``AutoresetMode.SAME_STEP``, so no action is ever dropped: the step that ends a
   sub-episode returns the next episode's first observation, and the ending observation and info
   are in ``info["final_obs"]`` / ``info["final_info"]``. ``vector_mode="async"`` runs sub-envs in
-  worker processes (never with shared memory: observations are text). ``record_runs_dir=`` wraps
-  every sub-env in ``RecordRun``.
+  worker processes (never with shared memory: observations are text; ``context=`` picks the
+  start method). ``record_runs_dir=`` wraps every sub-env in ``RecordRun``.
+- Infos are batched as Gymnasium does (an array per key plus a ``_key`` mask), except that a key
+  whose values differ in type across sub-envs (an ``int`` ``call_id`` beside ``None``, answers of
+  different JSON types in ``final_info["result"]["agentOutput"]``) becomes an object array holding
+  every value unchanged, where Gymnasium would cast (2.5 -> 2) or raise.
 - ``silo/<env>`` under our entry point takes ``reset(options={"task_id": [t0, ..., tN-1]})``
   (one task per sub-env) or a ``str`` for all; autoresets draw the task with ``np_random``.
 - :func:`make_vec` builds one vector env over several task ids of one environment.
@@ -25,6 +29,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import gymnasium as gym
+import numpy as np
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
 from .env import SiloEnv
@@ -53,19 +59,128 @@ class _TaskPerSubEnv(gym.Wrapper[str, Any, str, Any]):
 
 
 def _make_sub_env(index: int, num_envs: int, record_runs_dir: str | None, agent_path: str | None,
-                  env_id: str | None, env_kwargs: dict[str, Any]) -> gym.Env[str, Any]:
-    env: gym.Env[str, Any] = gym.make(env_id, **env_kwargs) if env_id is not None else SiloEnv(**env_kwargs)
+                  env_spec: EnvSpec | None, env_kwargs: dict[str, Any]) -> gym.Env[str, Any]:
+    # By spec, not by id: a spawned worker's registry holds only what is on disk, not what the
+    # parent added with register_environment (the spec carries the environment's path).
+    env: gym.Env[str, Any] = gym.make(env_spec, **env_kwargs) if env_spec is not None else SiloEnv(**env_kwargs)
     if record_runs_dir is not None:
         env = RecordRun(env, runs_dir=record_runs_dir, agent_path=agent_path)
     return _TaskPerSubEnv(env, index, num_envs)
 
 
-def _build(fns: list[Any], vector_mode: str, autoreset_mode: AutoresetMode | str) -> VectorEnv[Any, Any, Any]:
+def _check_task_list(options: dict[str, Any] | None, num_envs: int) -> None:
+    """Refuse a wrong-length ``task_id`` list before any sub-env sees it (an async worker that
+    raises is shut down, which would break the whole vector env)."""
+    ids = options.get("task_id") if isinstance(options, dict) else None
+    if isinstance(ids, (list, tuple)) and len(ids) != num_envs:
+        raise ValueError(f'options["task_id"] has {len(ids)} items; it needs one per sub-env ({num_envs}).')
+
+
+def _fits(array: np.ndarray[Any, Any], value: Any) -> bool:
+    """Whether ``value`` can go into ``array`` unchanged (no cast such as 2.5 -> 2 or None -> error)."""
+    kind = array.dtype.kind
+    if kind == "O":
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype == array.dtype and value.shape == array.shape[1:]
+    if isinstance(value, np.generic):
+        return value.dtype == array.dtype
+    if type(value) is bool:
+        return kind == "b"
+    if type(value) is int:
+        return kind == "i" and -(2**63) <= value < 2**63
+    if type(value) is float:
+        return kind == "f"
+    return False
+
+
+def _new_array(value: Any, num_envs: int, object_only: bool = False) -> np.ndarray[Any, Any]:
+    """The array Gymnasium would start for ``value``, or an object array when a cast could lose it."""
+    if not object_only:
+        if type(value) in (bool, float) or isinstance(value, np.number):
+            return np.zeros(num_envs, dtype=type(value))
+        if type(value) is int and -(2**63) <= value < 2**63:
+            return np.zeros(num_envs, dtype=int)
+        if isinstance(value, np.ndarray):
+            return np.zeros((num_envs, *value.shape), dtype=value.dtype)
+    return np.full(num_envs, None, dtype=object)
+
+
+def _unbatch(batched: dict[str, Any], index: int) -> dict[str, Any]:
+    """Sub-env ``index``'s dict out of a batched info dict (the keys whose ``_key`` mask is set)."""
+    out: dict[str, Any] = {}
+    for key, value in batched.items():
+        mask = batched.get(f"_{key}")
+        if key.startswith("_") or mask is None or not mask[index]:
+            continue
+        out[key] = _unbatch(value, index) if isinstance(value, dict) else value[index]
+    return out
+
+
+class _ExactInfos:
+    """Batches infos like Gymnasium (an array per key plus a ``_key`` mask, dicts recursively),
+    but never changes a value.
+
+    Gymnasium makes the array from the first sub-env's value and casts the others into it, so an
+    ``int`` ``call_id`` beside a ``None`` raises, a float answer beside an int answer is truncated
+    (2.5 -> 2) and a dict beside a scalar breaks. Here such a key falls back to an object array
+    holding each sub-env's value as returned.
+    """
+
+    num_envs: int
+
+    def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
+        for key, value in env_info.items():
+            current = vector_infos.get(key)
+            if isinstance(value, dict) and (current is None or isinstance(current, dict)) and key != "final_obs":
+                array: Any = self._add_info(current if current is not None else {}, value, env_num)
+            else:
+                if isinstance(current, dict):  # a dict in earlier sub-envs, a scalar here
+                    mask = vector_infos[f"_{key}"]
+                    array = np.full(self.num_envs, None, dtype=object)
+                    for i in np.flatnonzero(mask):
+                        array[i] = _unbatch(current, int(i))
+                elif current is None:
+                    array = _new_array(value, self.num_envs, object_only=key == "final_obs")
+                elif not _fits(current, value):
+                    array = current.astype(object)
+                else:
+                    array = current
+                array[env_num] = value
+            mask = vector_infos.get(f"_{key}")
+            if mask is None:
+                mask = np.zeros(self.num_envs, dtype=np.bool_)
+            mask[env_num] = True
+            vector_infos[key], vector_infos[f"_{key}"] = array, mask
+        return vector_infos
+
+
+class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
+    """``SyncVectorEnv`` with exact info batching and ``task_id`` lists checked up front."""
+
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        _check_task_list(options, self.num_envs)
+        return super().reset(seed=seed, options=options)
+
+
+class SiloAsyncVectorEnv(_ExactInfos, AsyncVectorEnv):
+    """``AsyncVectorEnv`` (no shared memory) with exact info batching and ``task_id`` lists
+    checked in the main process."""
+
+    def reset_async(self, seed: int | list[int | None] | None = None,
+                    options: dict[str, Any] | None = None) -> None:
+        _check_task_list(options, self.num_envs)
+        super().reset_async(seed=seed, options=options)
+
+
+def _build(fns: list[Any], vector_mode: str, autoreset_mode: AutoresetMode | str,
+           context: str | None) -> VectorEnv[Any, Any, Any]:
     mode = AutoresetMode(autoreset_mode)
     if vector_mode == "sync":
-        return SyncVectorEnv(fns, autoreset_mode=mode)
+        return SiloSyncVectorEnv(fns, autoreset_mode=mode)
     if vector_mode == "async":
-        return AsyncVectorEnv(fns, shared_memory=False, autoreset_mode=mode)
+        return SiloAsyncVectorEnv(fns, shared_memory=False, autoreset_mode=mode, context=context)
     raise ValueError(f'vector_mode must be "sync" or "async", got {vector_mode!r}.')
 
 
@@ -76,6 +191,7 @@ def make_vector_env(
     agent_path: str | None = None,
     autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     vector_mode: Literal["sync", "async"] = "sync",
+    context: str | None = None,
     **env_kwargs: Any,
 ) -> VectorEnv[Any, Any, Any]:
     """Our ``vector_entry_point`` (``gym.make_vec(id, num_envs=N)`` with no mode).
@@ -86,6 +202,8 @@ def make_vector_env(
         agent_path: recorded as ``config.agentPath`` in the runs.
         autoreset_mode: ``SAME_STEP`` by default (never drops an action).
         vector_mode: ``"sync"`` (default) or ``"async"`` (worker processes, no shared memory).
+        context: the ``multiprocessing`` start method of the async workers (``"fork"``,
+            ``"spawn"``, ``"forkserver"``; ``None``: the platform's default).
         **env_kwargs: ``SiloEnv`` arguments (the registered ``environment``, ``task_id``, ``path``
             plus any of ``max_tool_calls``, ``timeout_ms``, ``reward_mode``, ...).
 
@@ -95,7 +213,7 @@ def make_vector_env(
     runs = os.fspath(os.path.abspath(record_runs_dir)) if record_runs_dir is not None else None
     fns = [functools.partial(_make_sub_env, i, num_envs, runs, agent_path, None, dict(env_kwargs))
            for i in range(num_envs)]
-    return _build(fns, vector_mode, autoreset_mode)
+    return _build(fns, vector_mode, autoreset_mode, context)
 
 
 def make_vec(
@@ -105,13 +223,15 @@ def make_vec(
     record_runs_dir: str | os.PathLike[str] | None = None,
     agent_path: str | None = None,
     autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+    context: str | None = None,
     **kwargs: Any,
 ) -> VectorEnv[Any, Any, Any]:
     """One vector env with one sub-env per id, for multi-task training (gym-api.md).
 
     All ids must belong to one environment (Gymnasium needs equal action spaces), e.g.
     ``silo_gym.make_vec(["silo/demo-TASK-001", "silo/demo-TASK-004"])``. ``kwargs`` go to every
-    ``gym.make``.
+    ``gym.make``; ``vectorization_mode``, ``record_runs_dir``, ``agent_path``, ``autoreset_mode``
+    and ``context`` mean what they do for :func:`make_vector_env`.
 
     Raises:
         ValueError: ``make_vec needs ids of one environment; got <names>.`` for mixed ids, or an
@@ -122,8 +242,10 @@ def make_vec(
     if not ids:
         raise ValueError("make_vec needs at least one id.")
     names = []
+    specs = []
     for env_id in ids:
         spec = gym.spec(env_id)
+        specs.append(spec)
         name = spec.kwargs.get("environment")
         if not isinstance(name, str):
             raise ValueError(f'"{env_id}" is not a silo_gym id.')
@@ -132,6 +254,6 @@ def make_vec(
     if len(names) != 1:
         raise ValueError(f"make_vec needs ids of one environment; got {', '.join(sorted(names))}.")
     runs = os.fspath(os.path.abspath(record_runs_dir)) if record_runs_dir is not None else None
-    fns = [functools.partial(_make_sub_env, i, len(ids), runs, agent_path, env_id, dict(kwargs))
-           for i, env_id in enumerate(ids)]
-    return _build(fns, vectorization_mode, autoreset_mode)
+    fns = [functools.partial(_make_sub_env, i, len(ids), runs, agent_path, spec, dict(kwargs))
+           for i, spec in enumerate(specs)]
+    return _build(fns, vectorization_mode, autoreset_mode, context)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import VerifierError
-from .models import Task
 from .rounding import round2
+
+if TYPE_CHECKING:
+    from .models import Task
 
 __all__ = [
     "SiloVerifier",

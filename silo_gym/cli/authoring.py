@@ -20,7 +20,7 @@ from ..scaffold import (
 )
 from ..store import DataStore, EnvironmentRef, TaskStore, check_writable, resolve_environment
 from ..tools import tool_list
-from ..validate import format_report, validate
+from ..validate_env import format_report, validate
 from . import command
 from .args import Args, UsageError
 

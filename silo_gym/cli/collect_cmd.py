@@ -6,9 +6,14 @@
     silo-gym collect --env demo [--tasks TASK-001,TASK-002] --policy random|path.py[:name]
                      --episodes-per-task N --out DIR [--format jsonl,parquet,hf] [--seed S]
                      [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
+                     [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--max-retries N]
 
 Writes ``episodes.<fmt>`` and ``pairs.<fmt>`` into ``--out`` and prints a summary (rows, pairs,
-mean reward per task, files written). A progress bar goes to stderr when it is a terminal.
+mean reward per task over the episodes that did not fail, failed episodes, files written). A
+progress bar goes to stderr when it is a terminal. ``--backend ray`` plays the episodes on Ray
+actors (``pip install "silo-gym[ray]"``; see :mod:`silo_gym.data.ray_backend`): ``--num-workers``
+defaults to the cluster's CPUs, ``--ray-address`` joins a running cluster (else ``RAY_ADDRESS``, else
+a local cluster is started for the run). ``--max-retries`` (default 2) applies to both backends.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import os
 import sys
 from typing import Any
 
-from ..data import collect, preference_pairs, write
+from ..data import BACKENDS, collect, preference_pairs, write
 from ..data.io import FORMATS
 from ..rounding import to_fixed
 from . import command
@@ -54,6 +59,27 @@ def collect_command(args: Args) -> int:
     if "timeout-ms" in args.flags:
         env_kwargs["timeout_ms"] = args.integer("timeout-ms", 120000)
     runs_dir = args.flag("runs-dir")
+    backend = args.flag("backend") or "local"
+    if backend not in BACKENDS:
+        raise UsageError(f'--backend must be local or ray; got "{backend}".')
+    max_retries = args.integer("max-retries", 2)
+    if max_retries < 0:
+        raise UsageError("--max-retries must be at least 0.")
+    num_workers: int | None = None
+    if "num-workers" in args.flags:
+        num_workers = args.integer("num-workers", 1)
+        if num_workers < 1:
+            raise UsageError("--num-workers must be at least 1.")
+    ray_address = args.flag("ray-address")
+    if backend == "local" and (ray_address is not None or (num_workers or 1) > 1):
+        raise UsageError("--num-workers and --ray-address need --backend ray.")
+    if backend == "ray":
+        from ..data.ray_backend import require_ray
+
+        try:
+            require_ray()
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
     ids = [f"silo/{env_name}-{t}" for t in tasks] if tasks else [f"silo/{env_name}"]
     if tasks:
         import gymnasium as gym
@@ -78,11 +104,14 @@ def collect_command(args: Args) -> int:
     def tick(row: dict[str, Any]) -> None:
         if progress_bar is not None:
             progress_bar.update(1)
-            progress_bar.set_postfix_str(f"{row['task_id']} reward {to_fixed(row['reward'], 2)}")
+            reward = "failed" if row["reward"] is None else f"reward {to_fixed(row['reward'], 2)}"
+            progress_bar.set_postfix_str(f"{row['task_id']} ep {row['episode']} {reward}")
 
     try:
         rows = collect(ids, policy, episodes_per_task=episodes, seed=seed, runs_dir=runs_dir,
-                       env_kwargs=env_kwargs or None, progress=tick)
+                       env_kwargs=env_kwargs or None, progress=tick, backend=backend,
+                       num_workers=num_workers if backend == "ray" else None,
+                       ray_address=ray_address, max_retries=max_retries)
     finally:
         if progress_bar is not None:
             progress_bar.close()
@@ -95,10 +124,15 @@ def collect_command(args: Args) -> int:
     policy_label = rows[0]["policy"] if rows else policy
     lines = [f"Collected {len(rows)} episodes from {env_name} with policy {policy_label} (seed {seed})."]
     for task_id, task_rows in by_task.items():
-        rewards = [r["reward"] for r in task_rows]
+        rewards = [r["reward"] for r in task_rows if r["reward"] is not None]
         passed = sum(1 for r in task_rows if r["passed"])
-        lines.append(f"  {task_id}  mean reward {to_fixed(sum(rewards) / len(rewards), 2)}  "
-                     f"passed {passed}/{len(task_rows)}")
+        mean = to_fixed(sum(rewards) / len(rewards), 2) if rewards else "-"
+        failed_here = len(task_rows) - len(rewards)
+        lines.append(f"  {task_id}  mean reward {mean}  passed {passed}/{len(task_rows)}"
+                     + (f"  failed {failed_here}" if failed_here else ""))
+    failed = sum(1 for r in rows if r["reward"] is None)
+    if failed:
+        lines.append(f"Failed episodes (every attempt failed; reward null): {failed}")
     lines.append(f"Preference pairs: {len(pairs)}")
     lines.append("Wrote:")
     lines += [f"  {os.path.relpath(f) if not os.path.isabs(out) else f}" for f in files]

@@ -1,6 +1,8 @@
 """Reward-model and trajectory data (gym-api.md, "Reward-model and trajectory data").
 
-- :func:`collect` runs a policy over tasks and returns one row per episode;
+- :func:`collect` runs a policy over tasks and returns one row per episode, in this process
+  (``backend="local"``) or on a Ray cluster (``backend="ray"``, the ``silo-gym[ray]`` extra;
+  :mod:`silo_gym.data.ray_backend`); :func:`iter_collect` yields the rows as episodes finish;
 - :func:`preference_pairs` turns rows into chosen/rejected pairs (TRL's conversational layout);
 - :func:`write` / :func:`read` store rows as JSONL, Parquet and a Hugging Face ``datasets.Dataset``.
 
@@ -10,17 +12,30 @@ Parquet and Hugging Face data sets.
 
 from __future__ import annotations
 
-from .collect import EPISODE_COLUMNS, RandomPolicy, collect, episode_seed, resolve_policy, transcript_messages
+from .collect import (
+    BACKENDS,
+    EPISODE_COLUMNS,
+    RandomPolicy,
+    collect,
+    episode_seed,
+    failed_row,
+    iter_collect,
+    resolve_policy,
+    transcript_messages,
+)
 from .io import FORMATS, read, write
 from .pairs import PAIR_COLUMNS, preference_pairs
 
 __all__ = [
+    "BACKENDS",
     "EPISODE_COLUMNS",
     "FORMATS",
     "PAIR_COLUMNS",
     "RandomPolicy",
     "collect",
     "episode_seed",
+    "failed_row",
+    "iter_collect",
     "preference_pairs",
     "read",
     "resolve_policy",

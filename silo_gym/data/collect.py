@@ -54,24 +54,48 @@ Seeds: episode ``i`` of a task is reset with :func:`episode_seed` ``(seed, envir
 i)``, a SHA-256 of those values (stable across processes and Python versions, unlike ``hash``),
 so the same ``seed`` gives the same rows, apart from ``run_id``.
 
-If a Gymnasium policy or a chat model raises, the episode is aborted (``agent_error``, graded and
-recorded) and the exception propagates: collection stops rather than fill a data set with
-failures of the serving stack. A Silo agent's exception is part of its episode (``agent_error``).
+Backends: ``backend="local"`` plays the episodes one after another in this process;
+``backend="ray"`` plays them on a pool of Ray actors (:mod:`silo_gym.data.ray_backend`, the
+``silo-gym[ray]`` extra). Both play every episode the same way (:class:`EpisodeRunner`), with the
+seed of :func:`episode_seed`, so for the same arguments they give equal rows (apart from
+``run_id``) and byte-identical ``result.json`` / ``state-diff.json``, whatever the number of
+workers. :func:`collect` returns the rows sorted by id, task and episode index;
+:func:`iter_collect` yields each row as soon as its episode is done.
+
+Failures and retries (both backends). An *attempt* of an episode fails when the policy raises
+(a Gymnasium policy, a chat model, ``run_episode``: anything outside the env's own rules) or,
+with Ray, when the worker process playing it dies. A failed attempt is thrown away: its episode is
+aborted and its run directory deleted (local), or never reaches ``runs_dir`` at all (Ray, see
+:func:`silo_gym.data.ray_backend.publish_run`). The episode is then played again, with the same
+seed, up to ``max_retries`` more times (on another worker with Ray). An episode whose every
+attempt failed gives a *failed row* (:func:`failed_row`): ``environment``, ``task_id``,
+``episode`` and ``policy`` as usual, ``error`` = ``"Episode failed after <n> attempt(s): <last
+error>"``, and every other column ``None``: no ``run_id``, no trajectory and, above all,
+``reward: None`` (never a made-up 0). Test ``row["reward"] is None`` to find them;
+:func:`~silo_gym.data.preference_pairs` skips them. Collection goes on after a failed row.
+
+Not retried, because a second attempt would fail the same way: a Silo agent's exception (part of
+its episode: ``agent_error``, recorded), and errors of the environment or the setup
+(``SiloError`` such as ``VerifierError``, ``agent_invalid``; Gymnasium errors such as an unknown
+id). These propagate and stop the collection, as in ``silo-gym run``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import os
+import shutil
 import threading
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
 
-from ..errors import RunLimitError
+from ..errors import RunLimitError, SiloError
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT
@@ -79,13 +103,24 @@ from ..tools import tool_list
 from ..wrappers.record import RecordRun
 
 __all__ = [
+    "BACKENDS",
     "EPISODE_COLUMNS",
+    "EpisodeJob",
+    "EpisodeRunner",
     "RandomPolicy",
     "collect",
     "episode_seed",
+    "failed_row",
+    "iter_collect",
     "resolve_policy",
     "transcript_messages",
 ]
+
+#: The backends of :func:`collect` / :func:`iter_collect`.
+BACKENDS = ("local", "ray")
+
+#: The files of a run directory, in the order they are written (silo-format §6).
+RUN_FILES = ("trace.jsonl", "state-diff.json", "result.json", "run.json")
 
 #: The columns of an episode row, in order (gym-api.md).
 EPISODE_COLUMNS: tuple[str, ...] = (
@@ -361,6 +396,307 @@ def _row(environment: str, task_id: str, index: int, run_id: str | None, label: 
     }
 
 
+def failed_row(environment: str, task_id: str, episode: int, policy: str, error: str) -> dict[str, Any]:
+    """The row of an episode whose every attempt failed (module docs): the identity columns,
+    ``policy`` and ``error``; every other column ``None`` (``reward`` included: never a made-up 0)."""
+    row: dict[str, Any] = dict.fromkeys(EPISODE_COLUMNS)
+    row.update(environment=environment, task_id=task_id, episode=episode, policy=policy, error=error)
+    return row
+
+
+class EpisodeJob(NamedTuple):
+    """One episode to play: which env (a position in the runner's ids), task and episode index,
+    with its reset seed. ``order`` is the row's place in :func:`collect`'s result."""
+
+    order: tuple[int, int, int]
+    env_pos: int
+    task_id: str
+    episode: int
+    seed: int
+    bound: bool
+
+
+class EnvPlan(NamedTuple):
+    """What one id of a collection stands for: its environment, its tasks (in id order) and the
+    environment directory it was registered from (``None`` when unknown)."""
+
+    env_id: str
+    environment: str
+    task_ids: tuple[str, ...]
+    bound: bool
+    path: str | None
+
+    def jobs(self, env_pos: int, episodes_per_task: int, seed: int) -> Iterator[EpisodeJob]:
+        for task_pos, task_id in enumerate(self.task_ids):
+            for index in range(episodes_per_task):
+                yield EpisodeJob((env_pos, task_pos, index), env_pos, task_id, index,
+                                 episode_seed(seed, self.environment, task_id, index), self.bound)
+
+
+def _plan_of(env_id: str, env: Any) -> EnvPlan:
+    unwrapped = env.unwrapped
+    spec = gym.registry.get(env_id)
+    path = spec.kwargs.get("path") if spec is not None else None
+    return EnvPlan(env_id, unwrapped.environment_name, tuple(t.id for t in unwrapped.tasks),
+                   unwrapped.task_id is not None, path)
+
+
+def plan_envs(env_ids: Sequence[str], env_kwargs: dict[str, Any] | None = None) -> list[EnvPlan]:
+    """Build each id's env once (then close it) to list its tasks, for a driver that does not play
+    episodes itself."""
+    plans = []
+    for env_id in env_ids:
+        env = gym.make(_expand_id(env_id), disable_env_checker=True, **(env_kwargs or {}))
+        try:
+            plans.append(_plan_of(_expand_id(env_id), env))
+        finally:
+            env.close()
+    return plans
+
+
+def describe_error(exc: BaseException) -> str:
+    """``"<type>: <message>"`` (just the type when the message is empty)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class EpisodeRunner:
+    """Plays whole episodes of one collection: the policy is resolved once and each id's env is
+    built once, then :meth:`run` plays any :class:`EpisodeJob`. The local backend uses one in the
+    calling process; the Ray backend one inside every actor.
+
+    Args:
+        env_ids: the collection's ids (``<env>`` is expanded to ``silo/<env>``).
+        policy: as for :func:`collect`; a ``path.py[:name]`` is resolved against ``cwd``.
+        runs_dir: record every episode there with ``RecordRun``.
+        ship_artifacts: with ``runs_dir`` (then a private staging directory), read each finished
+            run's files into the outcome and delete the run directory.
+        env_paths: per id, the environment directory to register when the id is unknown in this
+            process (a Ray worker started without the driver's ``SILO_GYM_PATH``).
+    """
+
+    def __init__(self, env_ids: Sequence[str], policy: Any, *, env_kwargs: dict[str, Any] | None = None,
+                 policy_name: str | None = None, runs_dir: str | os.PathLike[str] | None = None,
+                 ship_artifacts: bool = False, cwd: str | os.PathLike[str] | None = None,
+                 env_paths: Sequence[str | None] | None = None) -> None:
+        self.kind, self.policy, label, self.agent_path = resolve_policy(policy, cwd)
+        self.label = policy_name if policy_name is not None else label
+        self.env_ids = [_expand_id(e) for e in env_ids]
+        self.env_kwargs = dict(env_kwargs or {})
+        self.runs_dir = runs_dir
+        self.ship_artifacts = ship_artifacts
+        self.env_paths = list(env_paths) if env_paths is not None else [None] * len(self.env_ids)
+        self._envs: dict[str, Any] = {}
+        self._recorders: dict[str, RecordRun | None] = {}
+
+    def env(self, env_id: str) -> Any:
+        """The env of ``env_id`` (built on first use, wrapped in ``RecordRun`` with ``runs_dir``)."""
+        env = self._envs.get(env_id)
+        if env is None:
+            if env_id not in gym.registry:
+                path = next((p for i, p in zip(self.env_ids, self.env_paths, strict=True) if i == env_id and p), None)
+                if path is not None and os.path.isdir(path):
+                    from ..registration import register_environment
+
+                    register_environment(path)
+            env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
+            recorder = None
+            if self.runs_dir is not None:
+                recorder = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path)
+                env = recorder
+            self._envs[env_id] = env
+            self._recorders[env_id] = recorder
+        return env
+
+    def open_all(self) -> None:
+        """Build every env now (a worker's start-up check)."""
+        for env_id in self.env_ids:
+            self.env(env_id)
+
+    def plan(self, env_pos: int) -> EnvPlan:
+        env_id = self.env_ids[env_pos]
+        return _plan_of(env_id, self.env(env_id))
+
+    def close_env(self, env_id: str) -> None:
+        env = self._envs.pop(env_id, None)
+        self._recorders.pop(env_id, None)
+        if env is not None:
+            env.close()
+
+    def close(self) -> None:
+        for env_id in list(self._envs):
+            self.close_env(env_id)
+
+    def _play(self, env: Any, seed: int, options: dict[str, Any] | None) -> _Played:
+        if self.kind == "episode":
+            return _play_episode_policy(env, self.policy, seed, options)
+        if self.kind == "random":
+            return _play_gym(env, self.policy.actions_for(env, seed), seed, options)
+        if self.kind == "gym":
+            return _play_gym(env, self.policy, seed, options)
+        return _play_agent(env, self.policy, seed, options)
+
+    def run(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
+        """Play one attempt of ``job``.
+
+        Returns:
+            ``("ok", row, files)``, ``files`` being ``{name: bytes}`` of the run directory with
+            ``ship_artifacts`` (else ``None``); or ``("failed", error text, None)`` when the
+            policy raised: the episode was aborted and its run directory deleted.
+
+        Raises:
+            SiloError, gymnasium.error.Error: errors of the environment or the setup.
+        """
+        env_id = self.env_ids[job.env_pos]
+        env = self.env(env_id)
+        recorder = self._recorders[env_id]
+        before = recorder.run_dir if recorder is not None else None
+        options = None if job.bound else {"task_id": job.task_id}
+
+        def drop_run_dir() -> None:
+            if recorder is not None and recorder.run_dir is not None and recorder.run_dir != before:
+                shutil.rmtree(recorder.run_dir, ignore_errors=True)
+
+        try:
+            played = self._play(env, job.seed, options)
+        except (SiloError, gym.error.Error):
+            if self.ship_artifacts:
+                drop_run_dir()
+            raise
+        except Exception as exc:
+            with contextlib.suppress(Exception):  # the attempt is thrown away anyway
+                _abort_open(env, exc)
+            drop_run_dir()
+            return "failed", describe_error(exc), None
+        run_id = recorder.run_id if recorder is not None else None
+        row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played)
+        files: dict[str, bytes] | None = None
+        if self.ship_artifacts and recorder is not None and recorder.run_dir is not None:
+            run_dir = Path(recorder.run_dir)
+            files = {name: (run_dir / name).read_bytes() for name in RUN_FILES if (run_dir / name).is_file()}
+            drop_run_dir()
+        return "ok", row, files
+
+
+def _retrying(runner: EpisodeRunner, environment: str, job: EpisodeJob, max_retries: int) -> dict[str, Any]:
+    error = ""
+    for _ in range(max_retries + 1):
+        status, value, _files = runner.run(job)
+        if status == "ok":
+            return value  # type: ignore[no-any-return]
+        error = value
+    return failed_row(environment, job.task_id, job.episode, runner.label,
+                      f"Episode failed after {max_retries + 1} attempt(s): {error}")
+
+
+def _iter_local(runner: EpisodeRunner, episodes_per_task: int, seed: int,
+                max_retries: int) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
+    try:
+        for pos, env_id in enumerate(runner.env_ids):
+            plan = runner.plan(pos)
+            for job in plan.jobs(pos, episodes_per_task, seed):
+                yield job.order, _retrying(runner, plan.environment, job, max_retries)
+            runner.close_env(env_id)
+    finally:
+        runner.close()
+
+
+def _ordered(
+    env_ids: str | Iterable[str],
+    policy: Any,
+    *,
+    episodes_per_task: int,
+    seed: int,
+    runs_dir: str | os.PathLike[str] | None,
+    env_kwargs: dict[str, Any] | None,
+    policy_name: str | None,
+    progress: Callable[[dict[str, Any]], None] | None,
+    backend: str,
+    num_workers: int | None,
+    ray_address: str | None,
+    max_retries: int,
+    ray_actor_options: dict[str, Any] | None,
+) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
+    """Check the arguments now, then return the generator of ``(order, row)``."""
+    if backend not in BACKENDS:
+        raise ValueError(f'backend must be "local" or "ray", got {backend!r}.')
+    ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    if episodes_per_task < 0:
+        raise ValueError("episodes_per_task must be >= 0")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+        raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}.")
+    if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
+                                    or num_workers < 1):
+        raise ValueError(f"num_workers must be an int >= 1 or None, got {num_workers!r}.")
+    if backend == "local":
+        if num_workers not in (None, 1):
+            raise ValueError('num_workers > 1 needs backend="ray" (the local backend is this one process).')
+        if ray_address is not None or ray_actor_options is not None:
+            raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
+        runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir)
+        source = _iter_local(runner, episodes_per_task, seed, max_retries)
+    else:
+        from .ray_backend import iter_ray, require_ray
+
+        require_ray()
+        source = iter_ray(ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
+                          env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
+                          num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options)
+    if progress is None:
+        return source
+    return _with_progress(source, progress)
+
+
+def _with_progress(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]],
+                   progress: Callable[[dict[str, Any]], None]) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
+    for item in source:
+        progress(item[1])
+        yield item
+
+
+def iter_collect(
+    env_ids: str | Iterable[str],
+    policy: Any,
+    *,
+    episodes_per_task: int,
+    seed: int = 0,
+    runs_dir: str | os.PathLike[str] | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    policy_name: str | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    backend: str = "local",
+    num_workers: int | None = None,
+    ray_address: str | None = None,
+    max_retries: int = 2,
+    ray_actor_options: dict[str, Any] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
+    directory is in ``runs_dir``).
+
+    Order: the order in which episodes finish. On the local backend that is :func:`collect`'s
+    order; on Ray it depends on timing, so use each row's ``environment``, ``task_id`` and
+    ``episode`` to place it. Nothing is kept here: memory stays bounded by what the caller keeps
+    (with Ray, at most 2 episodes per worker are in flight). The arguments are checked when
+    ``iter_collect`` is called (a missing Ray raises then); episodes start on the first
+    ``next()``. Closing the iterator early stops the workers.
+    """
+    ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
+                       env_kwargs=env_kwargs, policy_name=policy_name, progress=progress, backend=backend,
+                       num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
+                       ray_actor_options=ray_actor_options)
+    return _rows_only(ordered)
+
+
+def _rows_only(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+    try:
+        for _, row in source:
+            yield row
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+
+
 def collect(
     env_ids: str | Iterable[str],
     policy: Any,
@@ -371,66 +707,54 @@ def collect(
     env_kwargs: dict[str, Any] | None = None,
     policy_name: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    backend: str = "local",
+    num_workers: int | None = None,
+    ray_address: str | None = None,
+    max_retries: int = 2,
+    ray_actor_options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
-    episode (module docs for the columns and the policy kinds).
+    episode (module docs for the columns, the policy kinds, failed rows and retries).
 
     Args:
         env_ids: Gymnasium ids: ``silo/<env>-<TASK>`` for one task, ``silo/<env>`` (or just
             ``<env>``) for all tasks of an environment, in id order.
-        policy: see the module docs.
+        policy: see the module docs. With ``backend="ray"`` it is sent to the workers: a string
+            (``"random"``, ``path.py[:name]``) as the string, rebuilt in each worker (a relative
+            path is resolved against this process's current directory); any other object with
+            cloudpickle (a factory such as ``make_policy`` is sent uncalled and called once per
+            worker, the way to build clients that do not pickle).
         episodes_per_task: episodes per task (``>= 0``).
         seed: the base seed; episode seeds come from :func:`episode_seed`.
-        runs_dir: when given, every episode is recorded there with ``RecordRun`` (run
-            directories as ``silo-gym run`` writes them, ``model_step`` events included) and
-            ``run_id`` is set; when ``None`` nothing is written and ``run_id`` is ``None``.
+        runs_dir: when given, every episode is recorded there (run directories as ``silo-gym
+            run`` writes them, ``model_step`` events included) and ``run_id`` is set; when
+            ``None`` nothing is written and ``run_id`` is ``None``.
         env_kwargs: passed to ``gym.make`` (``max_tool_calls``, ``timeout_ms``, ``reward_mode``...).
         policy_name: overrides the ``policy`` column.
-        progress: called with each row as soon as it is made.
+        progress: called with each row as soon as it is made (in completion order).
+        backend: ``"local"`` (this process) or ``"ray"`` (:mod:`silo_gym.data.ray_backend`).
+        num_workers: Ray actors (default: the cluster's CPUs / the CPUs per actor); at most
+            the number of episodes. Local: ``None`` or 1.
+        ray_address: the cluster to connect to (``ray.init(address=...)``); ``None`` joins
+            the cluster ``RAY_ADDRESS`` names, or starts a local one. Ignored when Ray is
+            already initialised in this process.
+        max_retries: extra attempts of an episode whose attempt failed (>= 0).
+        ray_actor_options: passed to each actor's ``.options()`` (default ``{"num_cpus": 1}``),
+            e.g. ``{"num_cpus": 0.25}`` for I/O-bound LLM policies or custom ``resources``.
 
     Returns:
-        The rows, by id, then task, then episode index.
+        The rows, by id, then task, then episode index (whatever the backend).
 
     Raises:
+        ImportError: ``backend="ray"`` without Ray installed (``pip install "silo-gym[ray]"``).
         gymnasium.error.Error: an unknown id.
         SiloError: setup errors; ``agent_invalid`` for a policy file that cannot be imported.
         VerifierError: grading failed.
     """
-    if isinstance(env_ids, str):
-        env_ids = [env_ids]
-    if episodes_per_task < 0:
-        raise ValueError("episodes_per_task must be >= 0")
-    kind, obj, label, agent_path = resolve_policy(policy)
-    if policy_name is not None:
-        label = policy_name
-    rows: list[dict[str, Any]] = []
-    for env_id in env_ids:
-        env: Any = gym.make(_expand_id(env_id), disable_env_checker=True, **(env_kwargs or {}))
-        recorder: RecordRun | None = None
-        if runs_dir is not None:
-            recorder = RecordRun(env, runs_dir=runs_dir, agent_path=agent_path)
-            env = recorder
-        try:
-            unwrapped = env.unwrapped
-            environment = unwrapped.environment_name
-            bound = unwrapped.task_id is not None
-            for task in unwrapped.tasks:
-                options = None if bound else {"task_id": task.id}
-                for index in range(episodes_per_task):
-                    s = episode_seed(seed, environment, task.id, index)
-                    if kind == "episode":
-                        played = _play_episode_policy(env, obj, s, options)
-                    elif kind == "random":
-                        played = _play_gym(env, obj.actions_for(env, s), s, options)
-                    elif kind == "gym":
-                        played = _play_gym(env, obj, s, options)
-                    else:
-                        played = _play_agent(env, obj, s, options)
-                    run_id = recorder.run_id if recorder is not None else None
-                    row = _row(environment, task.id, index, run_id, label, played)
-                    rows.append(row)
-                    if progress is not None:
-                        progress(row)
-        finally:
-            env.close()
-    return rows
+    ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
+                       env_kwargs=env_kwargs, policy_name=policy_name, progress=progress, backend=backend,
+                       num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
+                       ray_actor_options=ray_actor_options)
+    items = list(ordered)
+    items.sort(key=lambda item: item[0])
+    return [row for _, row in items]

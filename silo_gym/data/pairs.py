@@ -42,6 +42,8 @@ def preference_pairs(rows: Iterable[dict[str, Any]], max_pairs_per_task: int | N
       tool messages);
     - ``chosen_reward``, ``rejected_reward``: the two rewards; ``task_id``.
 
+    Failed rows (``reward`` is ``None``: every attempt of the episode failed) take no part.
+
     Rows of one task should share their prompt (they do when collected with the default prompts
     of one policy family); when they do not, the chosen episode's prompt is used.
 
@@ -52,6 +54,8 @@ def preference_pairs(rows: Iterable[dict[str, Any]], max_pairs_per_task: int | N
         raise ValueError("max_pairs_per_task must be >= 0 or None")
     groups: dict[tuple[Any, Any], list[tuple[int, dict[str, Any]]]] = {}
     for position, row in enumerate(rows):
+        if row.get("reward") is None:
+            continue  # a failed row (silo_gym.data.failed_row): no reward, no trajectory
         groups.setdefault((row.get("environment"), row["task_id"]), []).append((position, row))
     pairs: list[dict[str, Any]] = []
     for (_, task_id), members in groups.items():

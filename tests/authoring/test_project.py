@@ -221,6 +221,6 @@ def test_import_registers_scaffolded_tasks(project: Path) -> None:
 
 
 def test_package_exports() -> None:
-    assert silo_gym.validate.__module__ == "silo_gym.validate"
+    assert silo_gym.validate.__module__ == "silo_gym.validate_env"
     assert silo_gym.Silo is Silo
     assert {"validate", "Silo"} <= set(silo_gym.__all__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import itertools
 import json
 from pathlib import Path
@@ -14,6 +15,8 @@ from silo_gym.data import (
     PAIR_COLUMNS,
     collect,
     episode_seed,
+    failed_row,
+    iter_collect,
     preference_pairs,
     read,
     resolve_policy,
@@ -234,14 +237,71 @@ def test_silo_agent_over_budget_and_raising():
     assert row["termination_reason"] == "agent_error" and row["error"] == "boom" and row["actions"] == []
 
 
-def test_gym_policy_exception_propagates_after_recording(tmp_path):
+def test_gym_policy_exception_is_retried_then_a_failed_row(tmp_path):
+    calls = {"n": 0}
+
     def bad(observation, info):
+        calls["n"] += 1
         raise ValueError("policy bug")
 
-    with pytest.raises(ValueError, match="policy bug"):
-        collect("silo/demo-TASK-004", bad, episodes_per_task=1, runs_dir=tmp_path)
-    (run_dir,) = list(tmp_path.iterdir())
-    assert json.loads((run_dir / "result.json").read_text())["terminationReason"] == "agent_error"
+    rows = collect("silo/demo-TASK-004", bad, episodes_per_task=2, runs_dir=tmp_path, max_retries=1)
+    assert calls["n"] == 4  # 2 episodes x (1 + 1 retry)
+    assert [r["episode"] for r in rows] == [0, 1]
+    for row in rows:
+        assert tuple(row) == EPISODE_COLUMNS
+        assert row["reward"] is None and row["run_id"] is None and row["passed"] is None
+        assert row["error"] == "Episode failed after 2 attempt(s): ValueError: policy bug"
+        assert row["policy"] == "test_gym_policy_exception_is_retried_then_a_failed_row.<locals>.bad"
+        assert row == failed_row("demo", "TASK-004", row["episode"], row["policy"], row["error"])
+    assert list(tmp_path.iterdir()) == []  # failed attempts leave no run directory
+    assert preference_pairs(rows) == []
+
+
+def test_a_flaky_policy_is_recorded_once(tmp_path):
+    solver = load_solver().make_policy()
+    state = {"raised": False}
+
+    def flaky(observation, info):
+        if info.get("tool_calls") == 1 and not state["raised"]:
+            state["raised"] = True
+            raise ConnectionError("model server hiccup")
+        return solver(observation, info)
+
+    rows = collect("silo/demo-TASK-001", flaky, episodes_per_task=2, runs_dir=tmp_path)
+    reference = collect("silo/demo-TASK-001", load_solver().make_policy(), episodes_per_task=2)
+    strip = ("run_id", "policy")
+    assert [{k: v for k, v in r.items() if k not in strip} for r in rows] == \
+        [{k: v for k, v in r.items() if k not in strip} for r in reference]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(r["run_id"] for r in rows)
+
+
+def test_failed_rows_round_trip(tmp_path):
+    rows = [failed_row("demo", "TASK-001", 0, "random", "Episode failed after 3 attempt(s): boom")]
+    for fmt in ("jsonl",) + (("parquet",) if importlib.util.find_spec("pyarrow") else ()):
+        path = write(rows, tmp_path, formats=(fmt,))[0]
+        assert read(path) == rows
+
+
+def test_backend_arguments_are_checked():
+    with pytest.raises(ValueError, match="backend must be"):
+        collect("silo/demo-TASK-001", "random", episodes_per_task=1, backend="dask")
+    with pytest.raises(ValueError, match="max_retries"):
+        collect("silo/demo-TASK-001", "random", episodes_per_task=1, max_retries=-1)
+    with pytest.raises(ValueError, match='needs backend="ray"'):
+        collect("silo/demo-TASK-001", "random", episodes_per_task=1, num_workers=2)
+    with pytest.raises(ValueError, match="ray_address"):
+        collect("silo/demo-TASK-001", "random", episodes_per_task=1, ray_address="auto")
+
+
+def test_iter_collect_streams_in_collect_order_locally(tmp_path):
+    seen = []
+    stream = iter_collect(["silo/demo-TASK-001", "silo/demo-TASK-002"], "random", episodes_per_task=2, seed=5,
+                          progress=seen.append)
+    first = next(stream)
+    assert (first["task_id"], first["episode"]) == ("TASK-001", 0) and seen == [first]
+    rows = [first, *stream]
+    assert rows == seen
+    assert rows == collect(["silo/demo-TASK-001", "silo/demo-TASK-002"], "random", episodes_per_task=2, seed=5)
 
 
 def test_policy_kinds_by_signature():

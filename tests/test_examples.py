@@ -1,0 +1,71 @@
+"""The runnable examples: each runs in a child Python and prints the numbers it promises."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO_ROOT, subprocess_env
+
+EXAMPLES = REPO_ROOT / "examples"
+TASK_IDS = [f"TASK-00{n}" for n in range(1, 7)]
+
+
+def run_example(name: str, *args: str, cwd: Path) -> str:
+    proc = subprocess.run([sys.executable, str(EXAMPLES / name), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=subprocess_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def number(pattern: str, text: str) -> float:
+    match = re.search(pattern, text, re.MULTILINE)
+    assert match is not None, f"{pattern!r} not in:\n{text}"
+    return float(match.group(1))
+
+
+def test_quickstart_gets_reward_one(tmp_path: Path) -> None:
+    out = run_example("quickstart.py", cwd=tmp_path)
+    assert "probability-weighted" in out.splitlines()[0]
+    assert number(r"^reward: (\S+) passed: True terminated: True$", out) == 1.0
+
+
+def test_vector_rollouts_solver_beats_random(tmp_path: Path) -> None:
+    out = run_example("vector_rollouts.py", "--episodes", "3", cwd=tmp_path)
+    assert out.splitlines()[0] == "3 episodes per task, 6 sub-envs (sync)"
+    lines = out.splitlines()
+    assert lines[1].split() == ["policy", *TASK_IDS, "mean"]
+    rows = {cells[0]: cells[1:] for cells in map(str.split, lines[2:4])}
+    assert sorted(rows) == ["random", "solver"]
+    assert rows["solver"] == ["1.000"] * 7  # every task, and the mean
+    random_per_task = [float(x) for x in rows["random"][:6]]
+    assert all(0.0 <= r < 1.0 for r in random_per_task)
+    solver_mean = number(r"^solver mean reward: (\S+)$", out)
+    random_mean = number(r"^random mean reward: (\S+)$", out)
+    assert solver_mean == 1.0 > random_mean
+    assert random_mean == round(sum(random_per_task) / 6, 3)
+
+
+def test_vector_rollouts_async_matches_sync(tmp_path: Path) -> None:
+    sync = run_example("vector_rollouts.py", "--episodes", "2", "--seed", "5", cwd=tmp_path)
+    asyn = run_example("vector_rollouts.py", "--episodes", "2", "--seed", "5", "--async", cwd=tmp_path)
+    assert asyn.splitlines()[0].endswith("(async)")
+    assert sync.splitlines()[1:] == asyn.splitlines()[1:]
+
+
+def test_train_loop_learns_from_the_reward(tmp_path: Path) -> None:
+    args = ("--envs-per-task", "3", "--iterations", "15", "--seed", "0")
+    out = run_example("train_loop.py", *args, cwd=tmp_path)
+    curve = [float(x) for x in re.findall(r"^iteration +\d+ +mean reward (\S+)", out, re.MULTILINE)]
+    assert len(curve) == 15
+    initial = number(r"^initial mean reward: (\S+)$", out)
+    final = number(r"^final mean reward: (\S+)$", out)
+    assert (initial, final) == (curve[0], curve[-1])
+    assert initial < 0.8  # a uniform choice among the plans is far from solved
+    assert final > initial and final >= 0.9
+    assert sum(curve[-5:]) / 5 > sum(curve[:5]) / 5 + 0.2  # the whole curve rises, not one lucky batch
+    for task in TASK_IDS:
+        assert re.search(rf"^{task}: most likely plan '(reference|wrong person)'", out, re.MULTILINE), out
+    assert run_example("train_loop.py", *args, cwd=tmp_path) == out  # deterministic with --seed
