@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-dev
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,openai,data]"
+	$(PY) -m pip install -q -e ".[dev,openai,data,ray]"
 	touch $(STAMP)
 
 setup: $(STAMP)
