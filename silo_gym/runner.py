@@ -157,25 +157,7 @@ def run_task(
     episode = env.episode
     assert episode is not None
 
-    outcome: dict[str, Any] = {}
-
-    def call_tool(name: str, input: Any = None) -> dict[str, Any]:
-        return episode.call_tool(name, input)
-
-    def worker() -> None:
-        try:
-            outcome["value"] = _call_agent(agent_fn, (instruction, tool_list(episode.tools), call_tool, episode.signal))
-        except BaseException as exc:  # settle on anything the agent raised
-            outcome["exc"] = exc
-
-    thread = threading.Thread(target=worker, name=f"silo-agent-{task_id}", daemon=True)
-    timer = threading.Timer(timeout_ms / 1000.0, episode.expire)
-    timer.daemon = True
-    timer.start()
-    thread.start()
-    thread.join((timeout_ms + GRACE_MS) / 1000.0)
-    timer.cancel()
-    _settle(env, episode, thread, outcome, timeout_ms)
+    drive_agent(env, instruction, agent_fn)
     end = episode.end
     assert end is not None and end.outcome is not None and end.result is not None
     return RunResult(
@@ -192,6 +174,45 @@ def run_task(
         result=end.result,
         state_diff=end.state_diff,
     )
+
+
+def drive_agent(
+    env: SiloEnv,
+    instruction: str,
+    agent: Callable[..., Any],
+    call_tool: Callable[..., dict[str, Any]] | None = None,
+) -> bool:
+    """Run a Silo agent on the env's current episode and end it by the runner's rules (§5.3).
+
+    The agent runs on a daemon thread with ``call_tool`` (default: the episode's own, bound to
+    this episode so an abandoned agent can never reach a later one); a timer calls ``expire``
+    at the deadline; after ``timeout_ms`` + :data:`GRACE_MS` the agent is abandoned. Returns
+    True when the agent returned normally (its output was recorded as the answer).
+
+    Raises:
+        VerifierError: grading failed.
+    """
+    episode = env.episode
+    assert episode is not None
+    call = call_tool if call_tool is not None else episode.call_tool
+    timeout_ms = env.timeout_ms
+    outcome: dict[str, Any] = {}
+
+    def worker() -> None:
+        try:
+            outcome["value"] = _call_agent(agent, (instruction, tool_list(episode.tools), call, episode.signal))
+        except BaseException as exc:  # settle on anything the agent raised
+            outcome["exc"] = exc
+
+    thread = threading.Thread(target=worker, name=f"silo-agent-{episode.task.id}", daemon=True)
+    timer = threading.Timer(timeout_ms / 1000.0, episode.expire)
+    timer.daemon = True
+    timer.start()
+    thread.start()
+    thread.join((timeout_ms + GRACE_MS) / 1000.0)
+    timer.cancel()
+    _settle(env, episode, thread, outcome, timeout_ms)
+    return not thread.is_alive() and "exc" not in outcome
 
 
 def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: dict[str, Any],

@@ -99,7 +99,6 @@ from ..errors import RunLimitError, SiloError
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT
-from ..tools import tool_list
 from ..wrappers.record import RecordRun
 
 __all__ = [
@@ -305,12 +304,11 @@ def _play_gym(env: Any, policy: Callable[[Any, dict[str, Any]], Any], seed: int,
 
 
 def _play_agent(env: Any, agent: Callable[..., Any], seed: int, options: dict[str, Any] | None) -> _Played:
-    from ..runner import GRACE_MS, _call_agent, _settle
+    from ..runner import drive_agent
 
     instruction, info = env.reset(seed=seed, options=options)
     unwrapped = env.unwrapped
     episode = unwrapped.episode
-    timeout_ms = unwrapped.timeout_ms
     actions: list[Any] = []
     observations: list[str] = []
     lock = threading.Lock()
@@ -332,28 +330,13 @@ def _play_agent(env: Any, agent: Callable[..., Any], seed: int, options: dict[st
             observations.append(dumps_compact(result))
         return result
 
-    outcome: dict[str, Any] = {}
-
-    def worker() -> None:
-        try:
-            outcome["value"] = _call_agent(agent, (instruction, tool_list(episode.tools), call_tool, episode.signal))
-        except BaseException as exc:
-            outcome["exc"] = exc
-
-    thread = threading.Thread(target=worker, name="silo-collect-agent", daemon=True)
-    timer = threading.Timer(timeout_ms / 1000.0, episode.expire)
-    timer.daemon = True
-    timer.start()
-    thread.start()
-    thread.join((timeout_ms + GRACE_MS) / 1000.0)
-    timer.cancel()
-    _settle(unwrapped, episode, thread, outcome, timeout_ms)
+    returned = drive_agent(unwrapped, instruction, agent, call_tool)
     end = episode.end
     assert end is not None and end.outcome is not None and end.result is not None
     with lock:
         actions = list(actions)
         observations = list(observations)
-    if not thread.is_alive() and "exc" not in outcome:
+    if returned:
         actions.append({"answer": end.raw_output})
         observations.append(dumps_compact({"terminationReason": end.reason, "error": end.error}))
     if unwrapped.reward_mode == "binary":
