@@ -24,7 +24,7 @@ typecheck: setup
 	$(VENV)/bin/mypy silo_gym
 
 test: setup lint
-	$(VENV)/bin/pytest -n 2 tests
+	$(VENV)/bin/pytest -n 2 --dist loadgroup tests
 
 bench: setup
 	$(PY) -m benchmarks

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .bench_core import bench_episodes, bench_record, bench_reset, bench_step
+from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .common import RESULTS_DIR, Sizes, machine
 
@@ -18,6 +19,7 @@ BENCHES = {
     "vector": bench_vector,
     "memory": bench_memory,
     "import": bench_import,
+    "ray": bench_ray,
 }
 
 

@@ -6,14 +6,17 @@
     silo-gym collect --env demo [--tasks TASK-001,TASK-002] --policy random|path.py[:name]
                      --episodes-per-task N --out DIR [--format jsonl,parquet,hf] [--seed S]
                      [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
-                     [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--max-retries N]
+                     [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--worker-cpus X]
+                     [--max-retries N]
 
 Writes ``episodes.<fmt>`` and ``pairs.<fmt>`` into ``--out`` and prints a summary (rows, pairs,
 mean reward per task over the episodes that did not fail, failed episodes, files written). A
 progress bar goes to stderr when it is a terminal. ``--backend ray`` plays the episodes on Ray
 actors (``pip install "silo-gym[ray]"``; see :mod:`silo_gym.data.ray_backend`): ``--num-workers``
-defaults to the cluster's CPUs, ``--ray-address`` joins a running cluster (else ``RAY_ADDRESS``, else
-a local cluster is started for the run). ``--max-retries`` (default 2) applies to both backends.
+defaults to the cluster's CPUs divided by ``--worker-cpus`` (the CPUs each worker reserves,
+default 1; use a fraction such as 0.25 for policies that mostly wait on a model server),
+``--ray-address`` joins a running cluster (else ``RAY_ADDRESS``, else a local cluster is started
+for the run). ``--max-retries`` (default 2) applies to both backends.
 """
 
 from __future__ import annotations
@@ -71,8 +74,18 @@ def collect_command(args: Args) -> int:
         if num_workers < 1:
             raise UsageError("--num-workers must be at least 1.")
     ray_address = args.flag("ray-address")
-    if backend == "local" and (ray_address is not None or (num_workers or 1) > 1):
-        raise UsageError("--num-workers and --ray-address need --backend ray.")
+    actor_options: dict[str, Any] | None = None
+    if "worker-cpus" in args.flags:
+        text = args.flag("worker-cpus") or ""
+        try:
+            cpus = float(text)
+        except ValueError:
+            cpus = -1.0
+        if not cpus > 0 or cpus == float("inf"):
+            raise UsageError("--worker-cpus must be a number above 0.")
+        actor_options = {"num_cpus": cpus}
+    if backend == "local" and (ray_address is not None or (num_workers or 1) > 1 or actor_options):
+        raise UsageError("--num-workers, --ray-address and --worker-cpus need --backend ray.")
     if backend == "ray":
         from ..data.ray_backend import require_ray
 
@@ -111,7 +124,7 @@ def collect_command(args: Args) -> int:
         rows = collect(ids, policy, episodes_per_task=episodes, seed=seed, runs_dir=runs_dir,
                        env_kwargs=env_kwargs or None, progress=tick, backend=backend,
                        num_workers=num_workers if backend == "ray" else None,
-                       ray_address=ray_address, max_retries=max_retries)
+                       ray_address=ray_address, max_retries=max_retries, ray_actor_options=actor_options)
     finally:
         if progress_bar is not None:
             progress_bar.close()

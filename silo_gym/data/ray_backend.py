@@ -28,11 +28,14 @@ apart from the run id and clock values), and a failed attempt never leaves anyth
 in the rare case that the driver already has that id, a new suffix is drawn and the ``runId``
 written in ``run.json`` and the trace's ``run_start`` line follows it.
 
-Faults: a worker that dies (killed, crashed, its node lost) fails the episode it was playing;
-the episodes queued behind it were not started and are handed out again without counting an
-attempt. A dead worker is replaced by a new actor. A failed attempt (death, or the policy
-raising) is retried on another worker up to ``max_retries`` times; then the episode gives a
-failed row (:func:`silo_gym.data.failed_row`) and collection goes on. Errors of the environment
+Faults: a worker that dies (killed, crashed, its node lost) is replaced by a new actor, and the
+episodes it held whose results had not arrived are played again. Ray cannot say which of them was
+playing (a finished episode's reply can die with the process), so: when one episode was lost, it
+used up an attempt; when several were, none is charged, and each is replayed *alone* on a worker
+(nothing queued beside it), so that another death is unambiguous. A failed attempt (death, or
+the policy raising) is retried on another worker up to ``max_retries`` times; then the episode
+gives a failed row (:func:`silo_gym.data.failed_row`) and collection goes on. No episode is ever
+recorded twice: its artifacts travel with its result. Errors of the environment
 or the setup (``SiloError``, Gymnasium errors, a worker that cannot start) stop the collection
 and are raised in the driver as the original exception.
 
@@ -251,6 +254,7 @@ class _Call:
     generation: int
     job: EpisodeJob | None = None
     attempt: int = 0
+    alone: bool = False  # a suspect of a worker's death: played with nothing queued beside it
 
 
 def _policy_payload(policy: Any) -> Any:
@@ -333,7 +337,8 @@ def iter_ray(
         fresh: Iterator[EpisodeJob] = (job for pos, plan in enumerate(plans)
                                        for job in plan.jobs(pos, episodes_per_task, seed))
         lookahead: list[EpisodeJob] = []
-        retries: deque[tuple[EpisodeJob, int, tuple[int, int] | None]] = deque()
+        # (job, attempt, worker to avoid, play alone)
+        retries: deque[tuple[EpisodeJob, int, tuple[int, int] | None, bool]] = deque()
 
         def start(slot: _Slot) -> None:
             slot.actor = remote_cls.options(**options).remote(config_ref)
@@ -349,17 +354,20 @@ def iter_ray(
                     lookahead.append(nxt)
             return bool(lookahead)
 
-        def take(slot: _Slot, own: bool) -> tuple[EpisodeJob, int] | None:
+        def take(slot: _Slot, own: bool) -> tuple[EpisodeJob, int, bool] | None:
+            if any(calls[r].alone for r in slot.fifo):
+                return None  # a suspect plays alone
+            if slot.fifo and any(item[3] for item in retries):
+                return None  # drain, then take a suspect alone
             me = (slot.index, slot.generation)
-            for i, (job, attempt, avoid) in enumerate(retries):
-                if avoid != me:
+            for i, (job, attempt, avoid, alone) in enumerate(retries):
+                # First pass: not this worker's own failures; second pass (nobody else had
+                # room and no fresh episode is left): anything.
+                if avoid != me or own:
                     del retries[i]
-                    return job, attempt
+                    return job, attempt, alone
             if fresh_left():
-                return lookahead.pop(), 0
-            if own and retries:  # only this worker's own failures are left and nobody else is free
-                job, attempt, _ = retries.popleft()
-                return job, attempt
+                return lookahead.pop(), 0, False
             return None
 
         def fill() -> None:
@@ -371,15 +379,16 @@ def iter_ray(
                         item = take(slot, own)
                         if item is None:
                             break
-                        job, attempt = item
+                        job, attempt, alone = item
                         ref = slot.actor.run.remote(tuple(job))
-                        calls[ref] = _Call("run", slot.index, slot.generation, job, attempt)
+                        calls[ref] = _Call("run", slot.index, slot.generation, job, attempt, alone)
                         slot.fifo.append(ref)
 
-        def charge(call: _Call, error: str, avoid: tuple[int, int] | None) -> tuple[Order, dict[str, Any]] | None:
+        def charge(call: _Call, error: str, avoid: tuple[int, int] | None,
+                   alone: bool = False) -> tuple[Order, dict[str, Any]] | None:
             assert call.job is not None
             if call.attempt < max_retries:
-                retries.append((call.job, call.attempt + 1, avoid))
+                retries.append((call.job, call.attempt + 1, avoid, alone))
                 return None
             job = call.job
             label = slots[call.slot].info.get("label") or policy_name or str(config["policy"])
@@ -400,13 +409,18 @@ def iter_ray(
             return call.job.order, row
 
         def bury(slot: _Slot, exc: BaseException) -> list[tuple[Order, dict[str, Any]]]:
-            """The slot's actor died: settle its calls in submission order, replace it."""
+            """The slot's actor died: settle its calls, then replace it.
+
+            Calls whose result arrived count as usual. Of the others ("lost"), Ray cannot tell
+            which one was playing: a finished episode's reply can die with the process. One lost
+            call is the culprit and uses up an attempt. Several are all suspects: none is
+            charged, and each is played again alone, so that a second death is unambiguous.
+            """
             out: list[tuple[Order, dict[str, Any]]] = []
             refs = list(slot.fifo)
             if refs:
                 ray.wait(refs, num_returns=len(refs), timeout=30)
-            charged = False
-            death = _death_text(slot, exc)
+            lost: list[_Call] = []
             for ref in refs:
                 call = calls.pop(ref, None)
                 if call is None:
@@ -414,14 +428,7 @@ def iter_ray(
                 try:
                     outcome = ray.get(ref, timeout=0)
                 except (RayActorError, GetTimeoutError):
-                    if not charged:  # the episode that was playing when the worker died
-                        charged = True
-                        item = charge(call, death, None)
-                        if item is not None:
-                            out.append(item)
-                    else:  # queued behind it, never started: no attempt used
-                        assert call.job is not None
-                        retries.appendleft((call.job, call.attempt, None))
+                    lost.append(call)
                     continue
                 except RayError as err:
                     item = charge(call, describe_error(err), None)
@@ -429,6 +436,14 @@ def iter_ray(
                     item = finish(call, outcome)
                 if item is not None:
                     out.append(item)
+            if len(lost) == 1:
+                item = charge(lost[0], _death_text(slot, exc), None, alone=True)
+                if item is not None:
+                    out.append(item)
+            else:
+                for call in lost:
+                    assert call.job is not None
+                    retries.append((call.job, call.attempt, None, True))
             with contextlib.suppress(Exception):
                 ray.kill(slot.actor, no_restart=True)
             slot.generation += 1

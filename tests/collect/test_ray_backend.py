@@ -5,6 +5,7 @@ One local Ray cluster (2 CPUs) serves the whole module. Its temporary files live
 directory of its own (``_temp_dir`` and ``RAY_TMPDIR``; workers inherit ``TMPDIR`` pointing there
 too), and the cluster's auth token comes from ``RAY_AUTH_TOKEN``, so Ray writes nothing to
 ``~/.ray`` (it otherwise saves a token to ``~/.ray/auth_token``); the fixture checks that.
+Without Ray the cluster tests are skipped, except under ``CI``, where they fail.
 """
 
 from __future__ import annotations
@@ -38,27 +39,31 @@ HELPERS_PATH = Path(_helpers.__file__).resolve()
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray")
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("CI"):  # CI installs the extra (make setup): a silent skip would hide a gap
+            pytest.fail('Ray is not installed; CI runs these tests: pip install -e ".[dev,ray]"')
+        pytest.skip('Ray is not installed (pip install "silo-gym[ray]")')
     assert not ray.is_initialized()
     home_ray = Path.home() / ".ray"
     home_ray_existed = home_ray.exists()
     # Short: Ray's unix socket paths under the session directory must stay below 108 bytes.
     tmp = Path(tempfile.mkdtemp(prefix="sgray-"))
     patch = pytest.MonkeyPatch()
-    patch.setenv("RAY_TMPDIR", str(tmp))
-    patch.setenv("TMPDIR", str(tmp))  # the workers' staging directories land here too
-    # RAY_AUTH_MODE left unset: ray.init then turns token auth on for this process and the cluster
-    # (re-reading its config, which an explicit value set after `import ray` would not), and finds
-    # the token in RAY_AUTH_TOKEN instead of generating ~/.ray/auth_token.
-    patch.delenv("RAY_AUTH_MODE", raising=False)
-    patch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(16))
-    patch.delenv("RAY_ADDRESS", raising=False)
-    started = time.monotonic()
-    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(tmp), log_to_driver=False,
-             object_store_memory=100 * 1024 * 1024)
-    startup = time.monotonic() - started
     try:
-        yield {"ray": ray, "tmp": tmp, "startup_s": startup}
+        patch.setenv("RAY_TMPDIR", str(tmp))
+        patch.setenv("TMPDIR", str(tmp))  # the workers' staging directories land here too
+        # RAY_AUTH_MODE left unset: ray.init then turns token auth on for this process and the
+        # cluster (re-reading its config, which an explicit value set after `import ray` would not),
+        # and finds the token in RAY_AUTH_TOKEN instead of generating ~/.ray/auth_token.
+        patch.delenv("RAY_AUTH_MODE", raising=False)
+        patch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(16))
+        patch.delenv("RAY_ADDRESS", raising=False)
+        started = time.monotonic()
+        ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(tmp), log_to_driver=False,
+                 object_store_memory=100 * 1024 * 1024)
+        yield {"ray": ray, "tmp": tmp, "startup_s": time.monotonic() - started}
     finally:
         ray.shutdown()
         patch.undo()
@@ -248,7 +253,9 @@ def test_episodes_that_keep_failing_become_failed_rows(ray_cluster, tmp_path):
     runs = tmp_path / "runs"
     rows = collect(DEMO, spec, episodes_per_task=1, runs_dir=runs, backend="ray", num_workers=2, max_retries=1)
     assert [(r["task_id"], r["episode"]) for r in rows] == [(f"TASK-00{i}", 0) for i in range(1, 7)]
-    assert len(marker.read_text().split()) == 2  # the doomed episode killed a worker on each attempt
+    # The doomed episode killed a worker on each of its 2 attempts, plus once more when its first
+    # death was ambiguous (another episode lost with that worker): that death counts for nobody.
+    assert len(marker.read_text().split()) in (2, 3)
     failed = {r["task_id"]: r for r in rows if r["reward"] is None}
     assert set(failed) == {"TASK-002", "TASK-004"}
     died = failed.pop("TASK-002")
@@ -273,7 +280,18 @@ def test_setup_errors_stop_the_collection_with_the_original_error(ray_cluster, t
 def test_an_environment_registered_at_run_time_reaches_the_workers(ray_cluster, tmp_path, make_env_dir):
     # Workers do not share the driver's registry: they register the env from its path.
     name = f"raywidgets{secrets.token_hex(3)}"
-    register_environment(make_env_dir(tmp_path, name=name))
+    tools = """
+        from silo_gym import define_tool
+
+        def _bump(state, input):
+            state["count"] += input.get("by", 1)
+            return {"count": state["count"]}
+
+        tools = [define_tool(name="bump", description="Add to the counter.",
+                             input_schema={"type": "object", "properties": {"by": {"type": "integer"}},
+                                           "additionalProperties": False}, run=_bump)]
+    """
+    register_environment(make_env_dir(tmp_path, name=name, tools=tools))
     local = collect([f"silo/{name}"], "random", episodes_per_task=3, seed=1)
     remote = collect([f"silo/{name}"], "random", episodes_per_task=3, seed=1, backend="ray", num_workers=2)
     assert remote == local and len(remote) == 3
@@ -282,7 +300,8 @@ def test_an_environment_registered_at_run_time_reaches_the_workers(ray_cluster, 
 def test_cli_backend_ray(ray_cluster, tmp_path, capsys):
     code = main(["collect", "--env", "demo", "--tasks", "TASK-001,TASK-004", "--policy", "random",
                  "--episodes-per-task", "3", "--out", str(tmp_path / "ray"), "--seed", "2",
-                 "--runs-dir", str(tmp_path / "runs"), "--backend", "ray", "--num-workers", "2"])
+                 "--runs-dir", str(tmp_path / "runs"), "--backend", "ray", "--num-workers", "3",
+                 "--worker-cpus", "0.5"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "Collected 6 episodes from demo with policy random (seed 2)." in captured.out
@@ -315,6 +334,9 @@ def test_cli_backend_flags_are_checked(tmp_path, capsys):
     for extra, message in ((["--backend", "spark"], "--backend must be local or ray"),
                            (["--num-workers", "2"], "need --backend ray"),
                            (["--ray-address", "auto"], "need --backend ray"),
+                           (["--worker-cpus", "0.5"], "need --backend ray"),
+                           (["--backend", "ray", "--worker-cpus", "0"], "--worker-cpus must be a number above 0"),
+                           (["--backend", "ray", "--worker-cpus", "x"], "--worker-cpus must be a number above 0"),
                            (["--max-retries", "-1"], "--max-retries must be at least 0"),
                            (["--backend", "ray", "--num-workers", "0"], "--num-workers must be at least 1")):
         assert main(base + extra) == 1
