@@ -12,6 +12,7 @@ import pickle
 import threading
 import time
 from collections.abc import Callable
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -46,18 +47,26 @@ ACCEPTED_SHAPES = (
 Listener = Callable[[dict[str, Any]], None]
 
 
-_iso_cache: list[Any] = [-1, ""]
+# (second, date part) and (millisecond, full text): each replaced whole, so threads never see
+# a half-updated cache.
+_iso_second: tuple[int, str] = (-1, "")
+_iso_milli: tuple[int, str] = (-1, "")
 
 
 def iso_now() -> str:
     """The wall clock as UTC ISO-8601 with milliseconds and ``Z`` (silo-format §6.4)."""
-    t = time.time()
-    secs = int(t)
-    cache = _iso_cache
-    if cache[0] != secs:  # formatting the date part once per second keeps events cheap
-        cache[1] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
-        cache[0] = secs
-    return f"{cache[1]}.{int((t - secs) * 1000):03d}Z"
+    global _iso_second, _iso_milli
+    ms = time.time_ns() // 1_000_000
+    last = _iso_milli
+    if last[0] == ms:  # events of one step mostly share a millisecond
+        return last[1]
+    secs = ms // 1000
+    second = _iso_second
+    if second[0] != secs:  # the date part is formatted once per second
+        second = _iso_second = (secs, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)))
+    text = f"{second[1]}.{ms - secs * 1000:03d}Z"
+    _iso_milli = (ms, text)
+    return text
 
 
 _INFINITIES = (float("inf"), float("-inf"))
@@ -69,24 +78,30 @@ class FloatFreeEvent(dict):  # type: ignore[type-arg]
     __slots__ = ()
 
 
-class ParsedAction:
+class ParsedAction(tuple):  # type: ignore[type-arg]
     """An action after the shape checks of gym-api.md "One episode".
 
     ``kind`` is ``"tool"``, ``"answer"`` or ``"invalid"``; ``reason`` is set for invalid actions;
-    ``traced_tool`` / ``traced_input`` are what the trace's ``tool_call`` records.
+    ``traced_tool`` / ``traced_input`` are what the trace's ``tool_call`` records. A tuple, since
+    one is built on every step.
     """
 
-    __slots__ = ("kind", "tool", "input", "answer", "reason", "traced_tool", "traced_input")
+    __slots__ = ()
 
-    def __init__(self, kind: str, tool: Any = None, input: Any = None, answer: Any = None,
-                 reason: str | None = None, traced_tool: Any = None, traced_input: Any = None) -> None:
-        self.kind = kind
-        self.tool = tool
-        self.input = input
-        self.answer = answer
-        self.reason = reason
-        self.traced_tool = traced_tool
-        self.traced_input = traced_input
+    def __new__(cls, kind: str, tool: Any = None, input: Any = None, answer: Any = None,
+                reason: str | None = None, traced_tool: Any = None, traced_input: Any = None) -> ParsedAction:
+        return tuple.__new__(cls, (kind, tool, input, answer, reason, traced_tool, traced_input))
+
+    kind = property(itemgetter(0))
+    tool = property(itemgetter(1))
+    input = property(itemgetter(2))
+    answer = property(itemgetter(3))
+    reason = property(itemgetter(4))
+    traced_tool = property(itemgetter(5))
+    traced_input = property(itemgetter(6))
+
+
+_new_parsed = tuple.__new__
 
 
 def _invalid(reason: str, received: Any, parsed: Any) -> ParsedAction:
@@ -103,7 +118,7 @@ def parse_action(action: Any) -> ParsedAction:
         if type(tool) is str and (size == 1 or (size == 2 and "input" in action)):
             tool_input = action.get("input")
             if tool_input is None or type(tool_input) is dict:
-                return ParsedAction("tool", tool, tool_input, None, None, tool, tool_input)
+                return _new_parsed(ParsedAction, ("tool", tool, tool_input, None, None, tool, tool_input))
     value = action
     if isinstance(action, str):
         try:
