@@ -1,0 +1,79 @@
+"""The wheel carries the shipped environments: after a (non-editable) install, gym.make of a demo
+id works from any directory (gym-api.md, "Ids and registration")."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )
+    if build.returncode != 0:
+        pytest.fail(f"building the wheel failed:\n{build.stdout}\n{build.stderr}")
+    wheels = list(out.glob("silo_gym-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def test_wheel_contains_the_demo_environment_and_templates(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in (
+        "silo_gym/environments/demo/silo.environment.json",
+        "silo_gym/environments/demo/__init__.py",
+        "silo_gym/environments/demo/data/opportunities.json",
+        "silo_gym/environments/demo/tasks/TASK-006.json",
+        "silo_gym/environments/demo/tools/__init__.py",
+        "silo_gym/environments/demo/verifiers/__init__.py",
+        "silo_gym/templates/blank/__init__.py",
+        "silo_gym/templates/blank/tasks/.gitkeep",
+        "silo_gym/py.typed",
+    ):
+        assert required in names, required
+    assert not any("__pycache__" in n for n in names)
+    assert not any(n.startswith(("tests/", "environments/", "benchmarks/")) for n in names)
+
+
+def test_installed_wheel_makes_demo_envs_from_any_directory(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert install.returncode == 0, install.stderr
+    installed = sorted(p.relative_to(target) for p in target.rglob("*"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = (
+        "import gymnasium as gym, silo_gym, json\n"
+        "print(silo_gym.__file__)\n"
+        "env = gym.make('silo/demo-TASK-004')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "obs, *_ = env.step({'tool': 'forecast_report', 'input': {}})\n"
+        "amount = json.loads(obs)['output']['weightedAmount']['amount']\n"
+        "obs, reward, terminated, truncated, info = env.step({'answer': f'${amount}'})\n"
+        "print(reward, info['passed'], env.unwrapped.silo_env.path)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(target), "SILO_GYM_PATH": ""}
+    run = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.strip().splitlines()
+    assert first.startswith(str(target)), first
+    reward, passed, path = second.split(" ", 2)
+    assert (reward, passed) == ("1.0", "True")
+    assert path.startswith(str(target / "silo_gym" / "environments" / "demo")), path
+    # Running an installed environment writes nothing into the installed package.
+    assert sorted(p.relative_to(target) for p in target.rglob("*")) == installed
