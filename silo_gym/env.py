@@ -33,6 +33,30 @@ _NOT_STARTED = "Call reset() before step()."
 _ENDED = "The episode has ended; call reset() before step()."
 
 
+#: The smallest ``max_observation_length``: the replacement and end observations must fit.
+MIN_OBSERVATION_LENGTH = 256
+
+TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error")
+
+
+def _check_fresh(environment: str, previous: Any, state: Any) -> None:
+    """Refuse a ``create_state()`` that hands back the previous episode's world, or one of its
+    top-level collections (silo-format §1.2.1). Deeper sharing is left to ``env validate``."""
+    shared = previous is state
+    if not shared and isinstance(state, dict) and isinstance(previous, dict):
+        shared = any(
+            isinstance(v, (dict, list)) and previous.get(k) is v for k, v in state.items()
+        )
+    if shared:
+        raise SiloError(
+            "runtime_contract_invalid",
+            f'create_state() of environment "{environment}" returned objects of the previous '
+            "episode's world; it must build a fresh world on every call (run "
+            f'"silo-gym env validate --env {environment}").',
+            {"environment": environment, "missing": "create_state"},
+        )
+
+
 class _ModuleShared:
     """What every env over one loaded environment module shares: the tool list (as a list and as
     orjson bytes for fresh copies), the action-space template, and whether states round-trip
@@ -102,6 +126,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             raise ValueError(f'reward_mode must be "fraction" or "binary", got {reward_mode!r}.')
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}.')
+        if isinstance(max_observation_length, int) and 0 <= max_observation_length < MIN_OBSERVATION_LENGTH:
+            raise ValueError(
+                f"max_observation_length must be at least {MIN_OBSERVATION_LENGTH} characters (room for the "
+                f"observation_too_large and end-of-episode observations), got {max_observation_length}."
+            )
         for label, value in (("max_tool_calls", max_tool_calls), ("timeout_ms", timeout_ms),
                              ("max_observation_length", max_observation_length)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -151,6 +180,25 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 {"verifierId": task.verifier_id, "taskId": task.id},
             )
         return verifier
+
+    def _requested_task(self, options: dict[str, Any] | None) -> Task | None:
+        """The task ``options["task_id"]`` asks for (checked before anything else happens)."""
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset(options=...) takes a dict or None, got {type(options).__name__}.")
+        requested = options.get("task_id") if options else None
+        if requested is not None and not isinstance(requested, str):
+            raise TypeError(
+                f'options["task_id"] must be a task id (str), got {type(requested).__name__}; '
+                "a list of ids (one per sub-env) works only under silo_gym's vector entry point."
+            )
+        if self._bound_task is not None:
+            if requested is not None and requested != self._bound_task.id:
+                raise ValueError(
+                    f'This env is bound to task "{self._bound_task.id}"; '
+                    f'use "silo/{self.environment_name}" to choose a task at reset.'
+                )
+            return self._bound_task
+        return self.silo_env.task(requested) if requested is not None else None
 
     def _choose_task(self, options: dict[str, Any] | None) -> Task:
         requested = options.get("task_id") if options else None
@@ -233,13 +281,17 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         """
         # Listeners added for this reset belong to the new episode only, even if this reset fails.
         listeners, self._pending = self._pending, []
-        if self.episode is not None and not self.episode.done:
+        requested = self._requested_task(options)  # a bad option fails before the episode ends
+        previous = self.episode
+        if previous is not None and not previous.done:
             self._abandon("Episode abandoned by reset().")
         super().reset(seed=seed)
-        task = self._choose_task(options)
+        task = requested if requested is not None else self._choose_task(None)
         verifier = self._verifier_for(task)
         module = self._module
         state = module.create_state()
+        if previous is not None:
+            _check_fresh(self.environment_name, previous.state, state)
         shared = self._shared
         if shared.orjson_state is None:
             shared.orjson_state = _orjson_exact(state)
@@ -384,13 +436,27 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
 
         Raises:
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
+            ValueError: ``reason`` is not one of Silo's four termination reasons (silo-format §5.3).
+            TypeError: ``error`` is neither a ``str`` nor ``None`` (silo-format §6.2).
             VerifierError: grading failed.
         """
+        if reason is not None and reason not in TERMINATION_REASONS:
+            raise ValueError(
+                f"reason must be one of {', '.join(TERMINATION_REASONS)} (or None), got {reason!r}."
+            )
+        if error is not None and not isinstance(error, str):
+            raise TypeError(f"error must be a str or None, got {type(error).__name__}.")
         ep = self._active()
         return self._finish(ep, output, error, reason, None, None)
 
     def abort(self, error: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """End the episode as ``agent_error`` with ``error`` (truncated); the verifier still runs."""
+        """End the episode as ``agent_error`` with ``error`` (truncated); the verifier still runs.
+
+        Raises:
+            TypeError: ``error`` is not a ``str``.
+        """
+        if not isinstance(error, str):
+            raise TypeError(f"abort(error) needs the error message as a str, got {type(error).__name__}.")
         return self.finish(None, error=error, reason="agent_error")
 
     def _abandon(self, message: str) -> None:

@@ -47,6 +47,13 @@ def check_safe_name(name: object, kind: str) -> str:
         if kind == "stateType"
         else is_safe_name(name)
     )
+    if not ok and kind == "stateType":
+        raise SiloError(
+            "unsafe_name",
+            f'State type name "{name}" is not allowed: use a Python identifier '
+            '(letters, digits and "_", not starting with a digit).',
+            {"kind": kind, "name": name},
+        )
     if not ok:
         label = _KIND_LABEL.get(kind, kind[:1].upper() + kind[1:])
         raise SiloError(

@@ -205,11 +205,12 @@ def drive_agent(
             outcome["exc"] = exc
 
     thread = threading.Thread(target=worker, name=f"silo-agent-{episode.task.id}", daemon=True)
-    timer = threading.Timer(timeout_ms / 1000.0, episode.expire)
+    # threading refuses waits beyond TIMEOUT_MAX (about 292 years); a longer budget never fires.
+    timer = threading.Timer(min(timeout_ms / 1000.0, threading.TIMEOUT_MAX), episode.expire)
     timer.daemon = True
     timer.start()
     thread.start()
-    thread.join((timeout_ms + GRACE_MS) / 1000.0)
+    thread.join(min((timeout_ms + GRACE_MS) / 1000.0, threading.TIMEOUT_MAX))
     timer.cancel()
     _settle(env, episode, thread, outcome, timeout_ms)
     return not thread.is_alive() and "exc" not in outcome

@@ -155,8 +155,23 @@ class _ExactInfos:
         return vector_infos
 
 
+def _check_actions(actions: Any, num_envs: int) -> None:
+    """Actions are one action per sub-env, as a list or tuple (gym-api.md, "Vectorization")."""
+    if not isinstance(actions, (list, tuple)) or len(actions) != num_envs:
+        got = f"a {type(actions).__name__} of {len(actions)}" if isinstance(actions, (list, tuple)) \
+            else f"a {type(actions).__name__}"
+        raise ValueError(
+            f"step() takes a list of {num_envs} actions, one per sub-env (each a dict like "
+            f'{{"tool": ..., "input": {{...}}}} or {{"answer": ...}}, or its JSON string); got {got}.'
+        )
+
+
 class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
     """``SyncVectorEnv`` with exact info batching and ``task_id`` lists checked up front."""
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        _check_actions(actions, self.num_envs)
+        return super().step(actions)
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -172,6 +187,10 @@ class SiloAsyncVectorEnv(_ExactInfos, AsyncVectorEnv):
                     options: dict[str, Any] | None = None) -> None:
         _check_task_list(options, self.num_envs)
         super().reset_async(seed=seed, options=options)
+
+    def step_async(self, actions: Any) -> None:
+        _check_actions(actions, self.num_envs)
+        super().step_async(actions)
 
 
 def _build(fns: list[Any], vector_mode: str, autoreset_mode: AutoresetMode | str,
@@ -238,6 +257,9 @@ def make_vec(
             empty id list.
         gymnasium.error.NameNotFound: an unknown id.
     """
+    if isinstance(ids, str):
+        raise TypeError(f'make_vec takes a list of ids, one per sub-env; got the string "{ids}". '
+                        f'For several copies of one id use gym.make_vec("{ids}", num_envs=N).')
     ids = list(ids)
     if not ids:
         raise ValueError("make_vec needs at least one id.")

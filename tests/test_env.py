@@ -388,15 +388,15 @@ def test_deadline_before_budget():
 
 def test_max_observation_length_replaces_observation_only(tmp_path, make_env_dir, runs_dir):
     env_dir = make_env_dir(tmp_path)
-    env = RecordRun(SiloEnv("widgets", "TASK-001", path=str(env_dir), max_observation_length=200), runs_dir)
+    env = RecordRun(SiloEnv("widgets", "TASK-001", path=str(env_dir), max_observation_length=256), runs_dir)
     env.reset()
     obs, _, _, _, info = env.step({"tool": "big", "input": {"n": 300}})
     assert obs == ('{"output":{"code":"observation_too_large","message":"The tool result is 313 characters long; '
-                   'the limit is 200."},"isError":true}')
+                   'the limit is 256."},"isError":true}')
     assert env.observation_space.contains(obs)
     assert info["is_error"] is False and info["tool_errors"] == 0
-    obs, *_ = env.step({"tool": "big", "input": {"n": 187}})
-    assert obs == '{"output":"' + "x" * 187 + '"}'  # exactly 200 characters is allowed
+    obs, *_ = env.step({"tool": "big", "input": {"n": 243}})
+    assert obs == '{"output":"' + "x" * 243 + '"}'  # exactly 256 characters is allowed
     env.step({"answer": "x"})
     lines = [json.loads(x) for x in open(f"{info['run_dir']}/trace.jsonl", encoding="utf-8")]
     results = [e for e in lines if e["type"] == "tool_result"]

@@ -62,7 +62,7 @@ def _load_commands() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 error)."""
     tokens = list(sys.argv[1:] if argv is None else argv)
-    if not tokens or tokens[0] in ("--help", "-h", "help"):
+    if not tokens or tokens[0] in ("--help", "-h", "help") or "--help" in tokens or "-h" in tokens:
         sys.stdout.write(HELP)
         return 0
     _load_commands()

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..data import BACKENDS, collect, preference_pairs, write
 from ..data.io import FORMATS
+from ..loader import find_environment
 from ..rounding import to_fixed
 from . import command
 from .args import Args, UsageError
@@ -43,7 +44,8 @@ def _list_flag(args: Args, name: str) -> list[str]:
 
 @command("collect")
 def collect_command(args: Args) -> int:
-    env_name = args.require("env")
+    # --env resolves through the known environments like every other command (silo-format §10.1).
+    env_name = find_environment(args.require("env")).name
     policy = args.require("policy")
     out = args.require("out")
     tasks = _list_flag(args, "tasks")
@@ -150,4 +152,4 @@ def collect_command(args: Args) -> int:
     lines.append("Wrote:")
     lines += [f"  {os.path.relpath(f) if not os.path.isabs(out) else f}" for f in files]
     sys.stdout.write("\n".join(lines) + "\n")
-    return 0
+    return 1 if rows and failed == len(rows) else 0

@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import SiloError
 from ..jsonfmt import dumps_pretty
 from ..loader import discover_tasks, find_environment, list_locations
+from ..registration import environment_ids
 from ..rounding import to_fixed
 from ..runner import RunResult, run_task
 from ..wrappers.record import new_run_id
@@ -140,18 +142,26 @@ def run_command(args: Args) -> int:
 
 @command("list")
 def list_command(args: Args) -> int:
+    """Known environments and the Gymnasium ids they register (our rule, silo-format §10.2).
+
+    An environment that registration would skip is left out with a warning on stderr (with
+    ``--env`` it is an error); one without tasks is listed with no id (``gymId`` null).
+    """
     only = args.flag("env")
     locations = [find_environment(only)] if only else list_locations()
     rows: list[dict[str, Any]] = []
     for loc in locations:
         try:
-            tasks = discover_tasks(loc.name, loc.path)
-        except Exception as exc:  # a broken environment is reported, not fatal
-            sys.stderr.write(f"warning: skipped {loc.name}: {exc}\n")
+            _, pairs = environment_ids(loc.name, loc.path)
+            tasks = discover_tasks(loc.name, loc.path) if pairs else []
+        except SiloError as exc:
+            if only:
+                raise
+            sys.stderr.write(f"warning: skipped {loc.path}: {exc}\n")
             continue
         rows.append({
             "environment": loc.name,
-            "gymId": f"silo/{loc.name}",
+            "gymId": f"silo/{loc.name}" if pairs else None,
             "path": str(loc.path),
             "tasks": [
                 {"taskId": t.id, "title": t.title, "difficulty": t.difficulty, "gymId": f"silo/{loc.name}-{t.id}"}
@@ -162,7 +172,7 @@ def list_command(args: Args) -> int:
         sys.stdout.write(dumps_pretty(rows))
         return 0
     for row in rows:
-        sys.stdout.write(f"{row['environment']}\t{row['gymId']}\t{row['path']}\n")
+        sys.stdout.write(f"{row['environment']}\t{row['gymId'] or '-'}\t{row['path']}\n")
         for t in row["tasks"]:
             sys.stdout.write(f"  {t['taskId']}\t{t['gymId']}\t{t['title']}\n")
     return 0

@@ -433,8 +433,8 @@ def test_scaffold_errors_write_nothing(project: Path, cli) -> None:
     assert cli("verifier", "add", "ver.001", "--env", "shop", "--task", "TASK-001") == (
         1, "", 'error: verifier_already_exists: Verifier file "verifiers/ver_001.py" already exists.\n')
     assert cli("tool", "add", "x", "--env", "shop", "--state", "1bad") == (
-        1, "", 'error: unsafe_name: StateType name "1bad" is not allowed: use letters, digits, ".", "_" and "-", '
-               "starting with a letter or digit.\n")
+        1, "", 'error: unsafe_name: State type name "1bad" is not allowed: use a Python identifier '
+               '(letters, digits and "_", not starting with a digit).\n')
     assert snapshot(project) == before
     # already registered: the identifier is in the registry although its module is gone
     (env_dir / "tools/ping.py").unlink()
