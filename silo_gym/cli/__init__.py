@@ -26,7 +26,9 @@ Usage:
   silo-gym task list|show|add|update|remove ... --env E
   silo-gym tool list|add ... --env E
   silo-gym verifier list|add ... --env E
-  silo-gym collect --env E --policy random|path.py[:name] --out DIR [...]
+  silo-gym collect --env E --policy random|path.py[:name] --out DIR [--tasks T1,T2]
+               [--episodes-per-task N] [--format jsonl,parquet,hf] [--seed S] [--runs-dir D]
+               [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--max-retries N]
   silo-gym help
 
 Gymnasium ids: silo/<env>-<TASK> for one task, silo/<env> for the whole environment.
