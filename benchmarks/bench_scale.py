@@ -80,16 +80,30 @@ def _vector_steps_per_second(env_id: str, num_envs: int, mode: str, steps: int, 
         venv.close()
 
 
+def _single_steps_per_second(env_id: str, steps: int, action: dict[str, Any]) -> float:
+    env = gym.make(env_id, max_tool_calls=10**9, timeout_ms=10**9)
+    try:
+        env.reset(seed=0)
+        env.step(action)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            env.step(action)
+        return steps / (time.perf_counter() - t0)
+    finally:
+        env.close()
+
+
 def bench_vector(sizes: Sizes) -> Table:
-    table = Table("vector throughput: env-steps per second")
-    single = _vector_steps_per_second("silo/demo-TASK-004", 1, "sync", sizes.vector_steps * 4, READ)
-    table.add("single env (read tool)", single, "steps/s")
+    table = Table("vector throughput: env-steps per second (all sub-envs together)")
+    single = _single_steps_per_second("silo/demo-TASK-004", sizes.vector_steps * 4, READ)
+    table.add("single env, gym.make (read tool)", single, "steps/s")
     for mode in ("sync", "async"):
         for n in (1, 2, 4, 8):
             rate = _vector_steps_per_second("silo/demo-TASK-004", n, mode, sizes.vector_steps, READ)
-            per_env = rate / n
-            note = verdict(per_env / single, 0.8, lower_is_better=False) if mode == "sync" else ""
-            table.add(f"{mode} x{n} (read tool)", rate, "steps/s", f"per env {per_env / single:.2f} of single {note}".strip())
+            # A sync vector env runs its sub-envs one after another on one core, so each env-step
+            # should cost about what a single env's step costs: the target is >= 0.8 of its rate.
+            note = verdict(rate / single, 0.8, lower_is_better=False) if mode == "sync" else "worker processes"
+            table.add(f"{mode} x{n} (read tool)", rate, "steps/s", f"{rate / single:.2f} of single env; {note}")
     with tempfile.TemporaryDirectory() as tmp:
         env_dir = _write_env(Path(tmp), _WAIT_ENV)
         silo_gym.register_environment(env_dir, override=True)

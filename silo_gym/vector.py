@@ -94,16 +94,23 @@ def _fits(array: np.ndarray[Any, Any], value: Any) -> bool:
     return False
 
 
+_DTYPES = {bool: np.dtype(bool), float: np.dtype(float), int: np.dtype(int)}
+_OBJECT = np.dtype(object)
+
+
 def _new_array(value: Any, num_envs: int, object_only: bool = False) -> np.ndarray[Any, Any]:
     """The array Gymnasium would start for ``value``, or an object array when a cast could lose it."""
     if not object_only:
-        if type(value) in (bool, float) or isinstance(value, np.number):
+        kind = type(value)
+        if kind is bool or kind is float:
+            return np.zeros(num_envs, dtype=_DTYPES[kind])
+        if kind is int and -(2**63) <= value < 2**63:
+            return np.zeros(num_envs, dtype=_DTYPES[int])
+        if isinstance(value, np.number):
             return np.zeros(num_envs, dtype=type(value))
-        if type(value) is int and -(2**63) <= value < 2**63:
-            return np.zeros(num_envs, dtype=int)
         if isinstance(value, np.ndarray):
             return np.zeros((num_envs, *value.shape), dtype=value.dtype)
-    return np.full(num_envs, None, dtype=object)
+    return np.empty(num_envs, dtype=_OBJECT)  # filled with None
 
 
 def _unbatch(batched: dict[str, Any], index: int) -> dict[str, Any]:
@@ -149,7 +156,7 @@ class _ExactInfos:
                 array[env_num] = value
             mask = vector_infos.get(f"_{key}")
             if mask is None:
-                mask = np.zeros(self.num_envs, dtype=np.bool_)
+                mask = np.zeros(self.num_envs, dtype=_DTYPES[bool])
             mask[env_num] = True
             vector_infos[key], vector_infos[f"_{key}"] = array, mask
         return vector_infos
