@@ -23,7 +23,7 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy silo_gym
 
-test: setup lint
+test: setup lint typecheck
 	$(VENV)/bin/pytest -n 2 --dist loadgroup tests
 
 bench: setup
