@@ -6,10 +6,10 @@ rules of :mod:`silo_gym.episode` (silo-format §5).
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, SupportsFloat
 
 import gymnasium as gym
@@ -200,29 +200,17 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             return self._bound_task
         return self.silo_env.task(requested) if requested is not None else None
 
-    def _choose_task(self, options: dict[str, Any] | None) -> Task:
-        requested = options.get("task_id") if options else None
-        if self._bound_task is not None:
-            if requested is not None and requested != self._bound_task.id:
-                raise ValueError(
-                    f'This env is bound to task "{self._bound_task.id}"; '
-                    f'use "silo/{self.environment_name}" to choose a task at reset.'
-                )
-            return self._bound_task
-        if requested is not None:
-            return self.silo_env.task(requested)
+    def _draw_task(self) -> Task:
+        """The per-environment env's task when none was asked for: drawn with ``np_random``."""
         tasks = self.silo_env.tasks
         return tasks[int(self.np_random.integers(len(tasks)))]
 
-    def _tools_info(self) -> list[dict[str, Any]]:
+    def fresh_tool_list(self) -> list[dict[str, Any]]:
+        """A new copy of the tool list agents receive (``name``, ``description``,
+        ``inputSchema``), sharing no object with any other copy or with the tools themselves."""
         if self._shared.tools_json is not None:
-            return orjson.loads(self._shared.tools_json)  # fresh objects every reset
-        import copy
-
+            return orjson.loads(self._shared.tools_json)  # type: ignore[no-any-return]
         return copy.deepcopy(self._shared.tools)
-
-    def _base_info(self, episode: Episode) -> dict[str, Any]:
-        return {"tool_calls": episode.tool_calls, "tool_errors": episode.tool_errors}
 
     # -- listeners (gym-api.md, "Episode control and events") -----------------------------------
 
@@ -234,6 +222,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         dropped after that. ``run_id`` and ``agent_path`` go into ``run_start`` and ``run.json``.
         """
         self._pending.append((fn, run_id, agent_path))
+
+    def remove_listener(self, fn: Listener) -> None:
+        """Withdraw a listener added for the next episode (a wrapper whose reset failed)."""
+        self._pending = [entry for entry in self._pending if entry[0] is not fn]
 
     def log_model_step(
         self,
@@ -286,7 +278,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if previous is not None and not previous.done:
             self._abandon("Episode abandoned by reset().")
         super().reset(seed=seed)
-        task = requested if requested is not None else self._choose_task(None)
+        task = requested if requested is not None else self._draw_task()
         verifier = self._verifier_for(task)
         module = self._module
         state = module.create_state()
@@ -315,7 +307,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             "environment": self.environment_name,
             "task_id": task.id,
             "title": task.title,
-            "tools": self._tools_info(),
+            "tools": self.fresh_tool_list(),
             "tool_calls": 0,
             "max_tool_calls": self.max_tool_calls,
         }
@@ -346,10 +338,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             ep = self._active()  # raises ResetNeeded with the right message
         parsed = parse_action(action)
         if parsed.kind == "answer":
-            return self._finish(ep, parsed.answer, None, None, None, None)
+            return self._finish(ep, parsed.answer, None, None)
         # Single-threaded by Gymnasium's contract; the runner's threads use call_tool and its lock.
         if ep.check_limits() is not None:
-            return self._finish(ep, None, ep.limit_message, None, None, None)
+            return self._finish(ep, None, ep.limit_message, None)
         result, call_id, has_float = ep.run_call(parsed)
         text = dumps_compact(result) if has_float else dumps_compact_float_free(result)
         if len(text) > self.max_observation_length:
@@ -373,8 +365,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         }
         return text, 0.0, False, False, info
 
-    def _finish(self, ep: Episode, output: Any, error: str | None, reason: str | None,
-                call_id: int | None, tool: str | None) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def _finish(self, ep: Episode, output: Any, error: str | None,
+                reason: str | None) -> tuple[str, float, bool, bool, dict[str, Any]]:
         end: EpisodeEnd = ep.finish(output, error=error, reason=reason)
         return self._final_tuple(ep, end)
 
@@ -447,7 +439,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if error is not None and not isinstance(error, str):
             raise TypeError(f"error must be a str or None, got {type(error).__name__}.")
         ep = self._active()
-        return self._finish(ep, output, error, reason, None, None)
+        return self._finish(ep, output, error, reason)
 
     def abort(self, error: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """End the episode as ``agent_error`` with ``error`` (truncated); the verifier still runs.
@@ -476,9 +468,3 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             self._abandon("Episode abandoned by close().")
         super().close()
 
-
-def make_env_factory(env_id: str, **kwargs: Any) -> Callable[[], gym.Env[Any, Any]]:
-    """A zero-argument factory ``gym.make(env_id, **kwargs)`` (picklable for async workers)."""
-    import functools
-
-    return functools.partial(gym.make, env_id, **kwargs)

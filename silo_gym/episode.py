@@ -69,9 +69,6 @@ def iso_now() -> str:
     return text
 
 
-_INFINITIES = (float("inf"), float("-inf"))
-
-
 class FloatFreeEvent(dict):  # type: ignore[type-arg]
     """A trace event known to hold no float, so a recorder may serialise it directly."""
 
@@ -389,7 +386,11 @@ class Episode:
             return self.run_call(parsed)[0]
 
     def expire(self) -> None:
-        """The runner's deadline timer: record ``timeout`` unless a limit fired, set ``signal``."""
+        """The runner's deadline timer: record ``timeout`` unless a limit fired, set ``signal``.
+
+        The signal is set at once, even while a tool call holds the lock (silo-format §5.3).
+        """
+        self.signal.set()
         with self.lock:
             if not self.done:
                 self.fire("timeout")
@@ -409,8 +410,9 @@ class Episode:
                 same = orjson.dumps(self.state) == self._snapshot
             except TypeError:
                 same = False
-            if same and not any(type(v) is float and v != v or v in _INFINITIES
-                                for v in self.state.values() if type(v) is float):
+            # Equal orjson bytes prove equal canonical bytes only for plain JSON values (orjson
+            # writes enums, dates or NaN differently from the canonical writer): check those.
+            if same and _orjson_exact(self.state):
                 return {"scalars": [], "collections": {}}
         return diff_state(restore_state(self._snapshot, self._snapshot_is_orjson), self.state)
 

@@ -145,10 +145,7 @@ def display_path(path: Path, project_root: str | os.PathLike[str] | None = None)
 
 
 def _read_json(path: Path, project_root: str | os.PathLike[str] | None) -> Any:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        raise
+    raw = path.read_bytes()
     try:
         return loads_strict(raw)
     except (ValueError, UnicodeDecodeError) as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import warnings
 from pathlib import Path
-from typing import Any
 
 from gymnasium.envs.registration import ENV_ID_RE, EnvSpec, registry
 
@@ -108,13 +107,14 @@ def register_all(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     versioned = _versioned_names()
     added: list[str] = []
     for root, _ in environment_roots(cwd):
-        # A directory whose name is not safe is never an environment; say so (hidden ones stay quiet).
+        # A directory whose name is not safe is never an environment; say so (hidden ones and
+        # Python's own directories such as __pycache__ stay quiet).
         try:
             children = sorted(os.listdir(root))
         except OSError:
             continue
         for child in children:
-            if child.startswith(".") or is_safe_name(child) or not (root / child).is_dir():
+            if child.startswith((".", "__")) or is_safe_name(child) or not (root / child).is_dir():
                 continue
             try:
                 check_safe_name(child, "environment")
@@ -126,11 +126,7 @@ def register_all(cwd: str | os.PathLike[str] | None = None) -> list[str]:
             continue
         try:
             ids, pairs = environment_ids(loc.name, loc.path)
-        except SiloError as exc:
-            warnings.warn(f"silo_gym skipped the environment at {loc.path}: {exc}", SiloRegistrationWarning,
-                          stacklevel=2)
-            continue
-        except OSError as exc:
+        except (SiloError, OSError) as exc:
             warnings.warn(f"silo_gym skipped the environment at {loc.path}: {exc}", SiloRegistrationWarning,
                           stacklevel=2)
             continue
@@ -182,7 +178,3 @@ def register_environment(path: str | os.PathLike[str], *, override: bool = False
     _registered[name] = (env_dir, ids)
     return ids
 
-
-def spec_kwargs(env_id: str) -> dict[str, Any]:
-    """The kwargs of a registered silo id (``environment``, ``task_id``, ``path``)."""
-    return dict(registry[env_id].kwargs)

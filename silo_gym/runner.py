@@ -8,6 +8,7 @@ runner's table of silo-format §5.3, so the Gymnasium env and the runner share o
 from __future__ import annotations
 
 import asyncio
+import copy
 import importlib.util
 import inspect
 import itertools
@@ -19,11 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .env import SiloEnv
+from .env import TERMINATION_REASONS, SiloEnv
 from .episode import Episode
 from .errors import RunLimitError, SiloError
 from .loader import _SourceOnlyLoader
-from .tools import tool_list
 from .verifiers import VerifierOutcome
 from .wrappers.record import RecordRun
 
@@ -149,8 +149,8 @@ def run_task(
     def collect(event: dict[str, Any]) -> None:
         if event["type"] == "episode_end":
             run_json.update(event["run"])
-        else:
-            trace.append(event)
+        else:  # a snapshot: events hold the agent's own input and output objects
+            trace.append(copy.deepcopy(event))
 
     env.add_listener(collect)
     instruction, info = recorder.reset()
@@ -200,7 +200,7 @@ def drive_agent(
 
     def worker() -> None:
         try:
-            outcome["value"] = _call_agent(agent, (instruction, tool_list(episode.tools), call, episode.signal))
+            outcome["value"] = _call_agent(agent, (instruction, env.fresh_tool_list(), call, episode.signal))
         except BaseException as exc:  # settle on anything the agent raised
             outcome["exc"] = exc
 
@@ -228,9 +228,20 @@ def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: d
         raw = value["output"] if isinstance(value, Mapping) and "output" in value else None
         env.finish(raw)
         return
-    if isinstance(exc, RunLimitError):
-        env.finish(None, error=exc.message, reason=exc.reason)
+    if isinstance(exc, RunLimitError) and exc.reason in TERMINATION_REASONS:
+        env.finish(None, error=exc.message if isinstance(exc.message, str) else _message(exc), reason=exc.reason)
         return
+    # Any other failure is agent_error; a BaseException (KeyboardInterrupt, SystemExit) from the
+    # agent thread still propagates (§14.7), after the run is graded and recorded in full.
+    env.finish(None, error=_message(exc), reason="agent_error")
     if not isinstance(exc, Exception):
-        raise exc  # KeyboardInterrupt / SystemExit from the agent thread
-    env.finish(None, error=str(exc) or type(exc).__name__, reason="agent_error")
+        raise exc
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or the class name when it is empty or cannot be built (our rule)."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return text or type(exc).__name__

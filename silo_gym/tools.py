@@ -91,22 +91,23 @@ def _clone(value: Any, floats: list[bool]) -> Any:
             if type(k) is not str:
                 if not isinstance(k, str):
                     raise TypeError(f"Object of type {type(k).__name__} is not JSON serializable")
-                k = str(k)
+                k = str.__str__(k)
             out[k] = _clone(v, floats)
         return out
     if t is list or t is tuple:
         return [_clone(v, floats) for v in value]
     # Subclasses of the JSON types are copied as their base type.
+    # (the base type's own conversion, as the canonical writer does: a str Enum is its value)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, str):
-        return str(value)
+        return str.__str__(value)
     if isinstance(value, int):
-        return int(value)
+        return int.__int__(value)
     if isinstance(value, float):
         if not floats:
             floats.append(True)
-        return float(value)
+        return float.__float__(value)
     if isinstance(value, dict):
         return _clone(dict(value), floats)
     if isinstance(value, (list, tuple)):
@@ -124,7 +125,11 @@ def error_payload(exc: Exception) -> dict[str, Any]:
             except Exception as clone_exc:  # our rule: an uncloneable details is a plain failure
                 return {"code": "invalid_state", "message": str(clone_exc)}
         return payload
-    return {"code": "invalid_state", "message": str(exc)}
+    try:
+        message = str(exc)
+    except Exception:  # execute never raises, even for an exception that cannot print itself
+        message = type(exc).__name__
+    return {"code": "invalid_state", "message": message}
 
 
 class Tool:

@@ -149,10 +149,13 @@ class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs
         except BaseException:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise
-        self.env.unwrapped.add_listener(writer, run_id=run_id, agent_path=self.agent_path)  # type: ignore[attr-defined]
+        unwrapped = self.env.unwrapped
+        unwrapped.add_listener(writer, run_id=run_id, agent_path=self.agent_path)  # type: ignore[attr-defined]
         try:
             obs, info = self.env.reset(seed=seed, options=options)
         except BaseException:
+            # A wrapper in between may fail before SiloEnv.reset took the listener: withdraw it.
+            unwrapped.remove_listener(writer)  # type: ignore[attr-defined]
             writer.discard()
             raise
         self.run_id, self.run_dir = run_id, str(run_dir)
