@@ -81,7 +81,7 @@ def test_run_result_trace_is_a_snapshot_not_the_agents_live_objects(runs_dir: pa
     assert in_memory[2]["output"]["status"] == "pending"
 
 
-class _Stage(str, enum.Enum):
+class _Stage(str, enum.Enum):  # noqa: UP042 - the pattern whose str() is not its value
     WON = "won"
 
 
