@@ -154,6 +154,9 @@ def register_environment(path: str | os.PathLike[str], *, override: bool = False
             ``invalid_json``, ``task_invalid`` as in silo-format §2.3/§2.5;
             ``environment_already_exists`` on a name clash unless ``override=True``.
     """
+    if not os.fspath(path):
+        raise SiloError("environment_not_found", "register_environment() needs an environment directory; got an empty path.",
+                        {"environment": "", "available": []})
     env_dir = Path(os.path.abspath(path))
     if not env_dir.is_dir():
         raise SiloError("environment_not_found", f'Environment directory "{path}" was not found.',

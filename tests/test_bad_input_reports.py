@@ -165,3 +165,10 @@ def test_registration_warning_points_at_nothing_the_user_wrote_but_names_the_pat
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert silo_gym.list_environments()  # listing never warns
+
+
+def test_register_environment_refuses_an_empty_path() -> None:
+    with pytest.raises(SiloError) as caught:
+        silo_gym.register_environment("")
+    assert caught.value.code == "environment_not_found"
+    assert "empty path" in caught.value.message
