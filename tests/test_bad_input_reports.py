@@ -110,13 +110,12 @@ def test_make_vec_given_one_id_string_says_to_pass_a_list() -> None:
         silo_gym.make_vec("silo/orders-TASK-001")  # type: ignore[arg-type]
 
 
-def test_run_task_accepts_a_timeout_beyond_what_threading_can_wait() -> None:
+def test_run_task_accepts_a_timeout_beyond_what_threading_can_wait(runs_dir: pathlib.Path) -> None:
     def agent(task: str, tools: Any, call_tool: Any, signal: Any) -> dict[str, Any]:
         call_tool("ship_order", {"orderId": "O-1", "carrier": "express"})
         return {"output": "shipped"}
 
-    result = silo_gym.run_task("orders", "TASK-001", agent, timeout_ms=10**14, runs_dir=None,
-                               cwd=str(pathlib.Path(__file__).parent / "tmp_unused"))
+    result = silo_gym.run_task("orders", "TASK-001", agent, timeout_ms=10**14, runs_dir=runs_dir)
     assert result.passed and result.run["config"]["timeoutMs"] == 10**14
 
 
