@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.DOTALL | re.MULTILINE)
 
@@ -27,7 +25,6 @@ def pattern(expected: str) -> re.Pattern[str]:
     return re.compile(body, re.DOTALL)
 
 
-@pytest.mark.skipif(not GUIDE.is_file(), reason="no guide")
 def test_authoring_guide_runs(project: Path, cli) -> None:
     items = blocks()
     assert items, "the guide has code blocks"

@@ -32,7 +32,7 @@ def _load_file(name: str, path: pathlib.Path):
 @pytest.fixture(scope="module")
 def demo():
     if not (ENV_DIR / "__init__.py").exists():
-        pytest.skip("the demo environment package has not landed yet")
+        pytest.fail("the demo environment package is missing")
     spec = importlib.util.spec_from_file_location(
         "_demo_s_under_test", ENV_DIR / "__init__.py", submodule_search_locations=[str(ENV_DIR)]
     )
@@ -421,7 +421,7 @@ def test_policy_on_a_real_gym_env_if_available(solver):
     import silo_gym  # noqa: F401  (registers the silo/ ids when the runtime provides them)
 
     if "silo/demo-TASK-004" not in gym.registry:
-        pytest.skip("the Gymnasium ids are not registered yet")
+        pytest.fail("the demo Gymnasium ids are not registered")
     for task_id in TASK_IDS:
         env = gym.make(f"silo/demo-{task_id}")
         try:

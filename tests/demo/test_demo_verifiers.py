@@ -54,7 +54,7 @@ def _load_file(name: str, path: pathlib.Path):
 @pytest.fixture(scope="module")
 def demo():
     if not (ENV_DIR / "__init__.py").exists():
-        pytest.skip("the demo environment package has not landed yet")
+        pytest.fail("the demo environment package is missing")
     return _load_package("_demo_v_under_test", ENV_DIR)
 
 
