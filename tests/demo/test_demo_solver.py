@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import pathlib
-import sys
 import threading
 
 import pytest
@@ -15,36 +13,22 @@ from silo_gym import dumps_compact
 from silo_gym.models import Task
 from silo_gym.verifiers import VerifierContext
 
+from . import ENV_DIR, SOLVER_PATH, load_demo, load_file
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ENV_DIR = ROOT / "environments" / "demo"
-SOLVER_PATH = ROOT / "examples" / "agents" / "crm_solver.py"
 TASK_IDS = [f"TASK-00{n}" for n in range(1, 7)]
-
-
-def _load_file(name: str, path: pathlib.Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
 def demo():
     if not (ENV_DIR / "__init__.py").exists():
         pytest.fail("the demo environment package is missing")
-    spec = importlib.util.spec_from_file_location(
-        "_demo_s_under_test", ENV_DIR / "__init__.py", submodule_search_locations=[str(ENV_DIR)]
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_demo()
 
 
 @pytest.fixture(scope="module")
 def solver():
-    return _load_file("_crm_solver_s_under_test", SOLVER_PATH)
+    return load_file("_crm_solver_s_under_test", SOLVER_PATH)
 
 
 def load_task(task_id: str) -> Task:
@@ -286,7 +270,7 @@ def test_task_003_creates_the_note_and_states_the_amount(demo, solver):
     assert "won" in returned["output"] and "OPP-007" in returned["output"]
 
 
-_SHARED = _load_file("_demo_s_shared", ENV_DIR / "verifiers" / "shared.py")
+_SHARED = load_file("_demo_s_shared", ENV_DIR / "verifiers" / "shared.py")
 numbers_in = _SHARED.numbers_in
 
 

@@ -7,8 +7,6 @@ plans of TASK-001..003 leave behind (§10).
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
 import sys
 from typing import Any
 
@@ -16,17 +14,7 @@ import pytest
 
 from silo_gym import ToolError, canonical
 
-ENV_DIR = pathlib.Path(__file__).resolve().parents[2] / "environments" / "demo"
-
-
-def load_demo(name: str = "_demo_tools_under_test"):
-    spec = importlib.util.spec_from_file_location(
-        name, ENV_DIR / "__init__.py", submodule_search_locations=[str(ENV_DIR)]
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+from . import ENV_DIR, load_demo
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,8 @@ runtime loader. Tool calls go through the bound tools' ``execute`` exactly as an
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import pathlib
 import re
-import sys
 import threading
 
 import pytest
@@ -20,8 +17,8 @@ from silo_gym import canonical, round2
 from silo_gym.models import Task
 from silo_gym.verifiers import VerifierContext
 
-ENV_DIR = pathlib.Path(__file__).resolve().parents[2] / "environments" / "demo"
-SOLVER_PATH = pathlib.Path(__file__).resolve().parents[2] / "examples" / "agents" / "crm_solver.py"
+from . import ENV_DIR, SOLVER_PATH, load_demo, load_file
+
 TASK_IDS = [f"TASK-00{n}" for n in range(1, 7)]
 MARKERS = {
     "TASK-001": "Fjord Maritime",
@@ -33,40 +30,22 @@ MARKERS = {
 }
 
 
-def _load_package(name: str, directory: pathlib.Path):
-    spec = importlib.util.spec_from_file_location(
-        name, directory / "__init__.py", submodule_search_locations=[str(directory)]
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _load_file(name: str, path: pathlib.Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def demo():
     if not (ENV_DIR / "__init__.py").exists():
         pytest.fail("the demo environment package is missing")
-    return _load_package("_demo_v_under_test", ENV_DIR)
+    return load_demo()
 
 
 @pytest.fixture(scope="module")
 def shared():
     # shared.py imports only silo_gym, so it loads on its own.
-    return _load_file("_demo_v_shared_file", ENV_DIR / "verifiers" / "shared.py")
+    return load_file("_demo_v_shared_file", ENV_DIR / "verifiers" / "shared.py")
 
 
 @pytest.fixture(scope="module")
 def solver():
-    return _load_file("_crm_solver_v_under_test", SOLVER_PATH)
+    return load_file("_crm_solver_v_under_test", SOLVER_PATH)
 
 
 def load_task(task_id: str) -> Task:

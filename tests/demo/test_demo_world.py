@@ -3,9 +3,7 @@ checked against the seed aggregates of §5."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 import re
 import sys
 
@@ -13,18 +11,9 @@ import pytest
 
 from silo_gym import canonical
 
-ENV_DIR = pathlib.Path(__file__).resolve().parents[2] / "environments" / "demo"
+from . import ENV_DIR, load_demo
+
 DATA_DIR = ENV_DIR / "data"
-
-
-def load_demo(name: str = "_demo_world_under_test"):
-    spec = importlib.util.spec_from_file_location(
-        name, ENV_DIR / "__init__.py", submodule_search_locations=[str(ENV_DIR)]
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
