@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 import threading
 
 import pytest
@@ -15,7 +14,6 @@ from silo_gym.verifiers import VerifierContext
 
 from . import ENV_DIR, SOLVER_PATH, load_demo, load_file
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 TASK_IDS = [f"TASK-00{n}" for n in range(1, 7)]
 
 

@@ -276,6 +276,15 @@ update_opportunity = define_tool(
 )
 
 
+def _enter_stage(state: State, acting: Any, opp: Any, stage: Any, tool: str, verb: str) -> Any:
+    """Put an open deal into ``stage`` as of today, audit the move, return the updated summary."""
+    old_stage_id = opp["stageId"]
+    opp["stageId"] = stage["id"]
+    opp["stageEnteredDate"] = state["now"]
+    audit(state, acting, tool, "opportunity", opp["id"], f"{verb} {opp['id']} from {old_stage_id} to {stage['id']}.")
+    return {"updated": opportunity_summary(state, opp)}
+
+
 def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
     opp = require_opportunity(state, read_string(args, "opportunityId"))
@@ -286,18 +295,7 @@ def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
             "not_allowed",
             f"Stage {stage['id']} is a closed stage. Use close_opportunity_won or close_opportunity_lost.",
         )
-    old_stage_id = opp["stageId"]
-    opp["stageId"] = stage["id"]
-    opp["stageEnteredDate"] = state["now"]
-    audit(
-        state,
-        acting,
-        "set_opportunity_stage",
-        "opportunity",
-        opp["id"],
-        f"Moved {opp['id']} from {old_stage_id} to {stage['id']}.",
-    )
-    return {"updated": opportunity_summary(state, opp)}
+    return _enter_stage(state, acting, opp, stage, "set_opportunity_stage", "Moved")
 
 
 set_opportunity_stage = define_tool(
@@ -329,18 +327,7 @@ def _advance_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
         raise ToolError(
             "invalid_state", f"{opp['id']} is already in the last open stage. Close it won or lost instead."
         )
-    old_stage_id = opp["stageId"]
-    opp["stageId"] = stage["id"]
-    opp["stageEnteredDate"] = state["now"]
-    audit(
-        state,
-        acting,
-        "advance_opportunity_stage",
-        "opportunity",
-        opp["id"],
-        f"Advanced {opp['id']} from {old_stage_id} to {stage['id']}.",
-    )
-    return {"updated": opportunity_summary(state, opp)}
+    return _enter_stage(state, acting, opp, stage, "advance_opportunity_stage", "Advanced")
 
 
 advance_opportunity_stage = define_tool(
