@@ -35,6 +35,7 @@ from .verifiers import (
     define_verifier,
     optional,
 )
+from .version import __version__ as __version__
 
 if TYPE_CHECKING:
     from .env import SiloEnv
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from .validate_env import validate
     from .vector import make_vec
 
-__version__ = "0.1.0"
 
 #: Public names imported on first access (PEP 562), by module.
 _LAZY = {

@@ -7,6 +7,8 @@ rules of :mod:`silo_gym.episode` (silo-format §5).
 from __future__ import annotations
 
 import copy
+import inspect
+import numbers
 import os
 import threading
 import weakref
@@ -20,6 +22,7 @@ from .episode import Episode, EpisodeEnd, Listener, _orjson_exact, parse_action,
 from .errors import SiloError
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, open_environment, open_environment_at
+from .provenance import environment_hash
 from .spaces import JsonText, ToolCall
 from .tools import tool_list
 from .verifiers import find_verifier
@@ -37,6 +40,11 @@ _ENDED = "The episode has ended; call reset() before step()."
 MIN_OBSERVATION_LENGTH = 256
 
 TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error")
+
+#: Variants drawn at reset come from ``[0, VARIANT_SPACE)`` (docs/variants.md).
+VARIANT_SPACE = 2**31
+#: How many consecutive variant numbers a drawing reset tries before it gives up.
+MAX_VARIANT_TRIES = 100
 
 
 def _check_fresh(environment: str, previous: Any, state: Any) -> None:
@@ -57,18 +65,32 @@ def _check_fresh(environment: str, previous: Any, state: Any) -> None:
         )
 
 
+def _takes_variant(create_state: Any) -> bool:
+    """Whether ``create_state`` accepts a ``variant`` argument (docs/variants.md)."""
+    try:
+        return "variant" in inspect.signature(create_state).parameters
+    except (TypeError, ValueError):  # a callable whose signature cannot be read
+        return False
+
+
 class _ModuleShared:
     """What every env over one loaded environment module shares: the tool list (as a list and as
-    orjson bytes for fresh copies), the action-space template, and whether states round-trip
-    exactly through orjson (decided at the first reset)."""
+    orjson bytes for fresh copies), the action-space template, whether states round-trip exactly
+    through orjson (decided at the first reset), and the variant hooks (docs/variants.md)."""
 
-    __slots__ = ("tools", "tools_json", "space", "orjson_state", "__weakref__")
+    __slots__ = ("tools", "tools_json", "space", "orjson_state", "variant_capable", "render_instruction",
+                 "task_preconditions", "__weakref__")
 
     def __init__(self, module: Any) -> None:
         self.tools = tool_list(module.bind_tools(module.create_state()))
         self.tools_json = orjson.dumps(self.tools) if _orjson_exact(self.tools) else None
         self.space = ToolCall(self.tools)
         self.orjson_state: bool | None = None
+        self.variant_capable = _takes_variant(module.create_state)
+        render = getattr(module, "render_instruction", None)
+        self.render_instruction = render if callable(render) else None
+        preconditions = getattr(module, "task_preconditions", None)
+        self.task_preconditions = preconditions if callable(preconditions) else None
 
 
 _shared_by_module: weakref.WeakKeyDictionary[Any, _ModuleShared] = weakref.WeakKeyDictionary()
@@ -97,6 +119,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         render_mode: ``None`` or ``"ansi"`` (a readable transcript).
         path: the environment directory (registration passes it, so later ``chdir`` does not matter).
         cwd: the project root used to resolve ``environment`` when ``path`` is not given.
+        variants: when True, each ``reset`` draws a variant world of the task from ``np_random``
+            (docs/variants.md); the default plays the canonical task. ``options={"variant": k}``
+            picks variant ``k`` (``None``: the canonical world) in either mode.
 
     Observations are ``str``: the instruction after ``reset``, the compact JSON of the tool result
     after a call, ``{"terminationReason": ..., "error": ...}`` on the last step. Actions are
@@ -104,7 +129,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
 
     Raises:
         SiloError: ``environment_not_found``, ``unsafe_name``, ``task_not_found``,
-            ``verifier_not_found`` and the loading errors of silo-format §2.4.
+            ``verifier_not_found`` and the loading errors of silo-format §2.4;
+            ``variant_unsupported`` for ``variants=True`` on an environment whose
+            ``create_state`` takes no ``variant``.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -121,7 +148,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         render_mode: str | None = None,
         path: str | None = None,
         cwd: str | os.PathLike[str] | None = None,
+        variants: bool = False,
     ) -> None:
+        if not isinstance(variants, bool):
+            raise TypeError(f"variants must be True or False, got {variants!r}.")
         if reward_mode not in ("fraction", "binary"):
             raise ValueError(f'reward_mode must be "fraction" or "binary", got {reward_mode!r}.')
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -160,6 +190,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         self._shared = _module_shared(self._module)
         self.action_space = self._shared.space.share()
         self.observation_space = JsonText(max_length=max_observation_length)
+        self.variants = variants
+        if variants:
+            self._require_variant_capable()
+        self._environment_hash: str | None = None
         self._pending: list[tuple[Listener, str | None, str | None]] = []
         self.episode: Episode | None = None
         self._transcript: list[str] = []
@@ -263,25 +297,37 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         """Start an episode on a fresh world (gym-api.md, "One episode").
 
         Returns ``(instruction, info)`` with info keys ``environment``, ``task_id``, ``title``,
-        ``tools``, ``tool_calls`` (0) and ``max_tool_calls``. An unfinished episode is first ended
-        as ``abort("Episode abandoned by reset().")``.
+        ``variant`` (``None`` for the canonical world), ``tools``, ``tool_calls`` (0) and
+        ``max_tool_calls``. An unfinished episode is first ended as
+        ``abort("Episode abandoned by reset().")``, once the new world has been built.
+
+        ``options``: ``task_id`` (the per-environment env), ``variant`` (an int >= 0, or ``None``
+        for the canonical world; docs/variants.md).
 
         Raises:
             SiloError: ``task_not_found`` for an unknown ``options["task_id"]``;
-                ``verifier_not_found``; ``VerifierError`` from grading an abandoned episode.
-            ValueError: a per-task env given another task id.
+                ``verifier_not_found``; ``variant_unsupported``; ``variant_preconditions_unmet``
+                when the requested variant's world (or every drawn one) fails the task's
+                preconditions; ``VerifierError`` from grading an abandoned episode.
+            ValueError, TypeError: malformed options, or a per-task env given another task id.
         """
         # Listeners added for this reset belong to the new episode only, even if this reset fails.
         listeners, self._pending = self._pending, []
-        requested = self._requested_task(options)  # a bad option fails before the episode ends
-        previous = self.episode
-        if previous is not None and not previous.done:
-            self._abandon("Episode abandoned by reset().")
+        requested = self._requested_task(options)  # bad options fail before the episode ends
+        pick_variant, variant = self._requested_variant(options)
         super().reset(seed=seed)
         task = requested if requested is not None else self._draw_task()
         verifier = self._verifier_for(task)
+        if not pick_variant and self.variants:
+            variant, state = self._draw_variant_world(task)
+        else:
+            state = self._world(task, variant)
+        if variant is not None:
+            task = self._rendered_task(task, state)
+        previous = self.episode
+        if previous is not None and not previous.done:
+            self._abandon("Episode abandoned by reset().")
         module = self._module
-        state = module.create_state()
         if previous is not None:
             _check_fresh(self.environment_name, previous.state, state)
         shared = self._shared
@@ -300,6 +346,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             max_tool_calls=self.max_tool_calls,
             timeout_ms=self.timeout_ms,
             listeners=listeners,
+            variant=variant,
+            environment_hash=self.environment_hash() if listeners else None,
         )
         if self.render_mode == "ansi":
             self._transcript = [f"Task {task.id}: {task.title}", f"Instruction: {task.instruction}"]
@@ -307,11 +355,108 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             "environment": self.environment_name,
             "task_id": task.id,
             "title": task.title,
+            "variant": variant,
             "tools": self.fresh_tool_list(),
             "tool_calls": 0,
             "max_tool_calls": self.max_tool_calls,
         }
         return task.instruction, info
+
+    # -- variants (docs/variants.md) --------------------------------------------------------------
+
+    def environment_hash(self) -> str:
+        """The environment's content hash (``config.environmentHash``), computed once per env."""
+        if self._environment_hash is None:
+            self._environment_hash = environment_hash(self.silo_env)
+        return self._environment_hash
+
+    def _require_variant_capable(self) -> None:
+        if not self._shared.variant_capable:
+            raise SiloError(
+                "variant_unsupported",
+                f'Environment "{self.environment_name}" has no variants: its create_state() takes no '
+                '"variant" argument (see docs/variants.md).',
+                {"environment": self.environment_name},
+            )
+
+    def _requested_variant(self, options: dict[str, Any] | None) -> tuple[bool, int | None]:
+        """``(whether options pick a variant, the variant)``, checked before anything else happens."""
+        if not options or "variant" not in options:
+            return False, None
+        value = options["variant"]
+        if value is None:
+            return True, None
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
+            raise TypeError(
+                f'options["variant"] must be a variant number (an int >= 0) or None for the canonical '
+                f"world, got {value!r}."
+            )
+        self._require_variant_capable()
+        return True, int(value)
+
+    def _world(self, task: Task, variant: int | None) -> Any:
+        """``create_state()`` for the canonical world, else variant ``variant`` of the world, which
+        must meet the task's preconditions."""
+        if variant is None:
+            return self._module.create_state()
+        state = self._module.create_state(variant=variant)
+        problems = self._unmet_preconditions(task, state)
+        if problems:
+            raise SiloError(
+                "variant_preconditions_unmet",
+                f'Variant {variant} of environment "{self.environment_name}" does not meet the '
+                f'preconditions of task "{task.id}": {"; ".join(problems)}.',
+                {"environment": self.environment_name, "taskId": task.id, "variant": variant,
+                 "problems": problems},
+            )
+        return state
+
+    def _draw_variant_world(self, task: Task) -> tuple[int, Any]:
+        """The first variant from a number drawn with ``np_random`` whose world meets the task's
+        preconditions, trying at most :data:`MAX_VARIANT_TRIES` consecutive numbers."""
+        first = int(self.np_random.integers(VARIANT_SPACE))
+        problems: list[str] = []
+        for offset in range(MAX_VARIANT_TRIES):
+            variant = (first + offset) % VARIANT_SPACE
+            state = self._module.create_state(variant=variant)
+            problems = self._unmet_preconditions(task, state)
+            if not problems:
+                return variant, state
+        raise SiloError(
+            "variant_preconditions_unmet",
+            f'None of {MAX_VARIANT_TRIES} variants from {first} of environment "{self.environment_name}" '
+            f'meets the preconditions of task "{task.id}"; the last one: {"; ".join(problems)}.',
+            {"environment": self.environment_name, "taskId": task.id, "variant": first, "problems": problems},
+        )
+
+    def _unmet_preconditions(self, task: Task, state: Any) -> list[str]:
+        hook = self._shared.task_preconditions
+        if hook is None:
+            return []
+        problems = hook(task, state)
+        if not isinstance(problems, (list, tuple)) or not all(isinstance(p, str) for p in problems):
+            raise SiloError(
+                "runtime_contract_invalid",
+                f'task_preconditions() of environment "{self.environment_name}" must return a list of '
+                f"str, got {type(problems).__name__}.",
+                {"environment": self.environment_name, "missing": "task_preconditions"},
+            )
+        return list(problems)
+
+    def _rendered_task(self, task: Task, state: Any) -> Task:
+        """The task with the instruction rendered for this variant's world (docs/variants.md)."""
+        hook = self._shared.render_instruction
+        if hook is None:
+            return task
+        instruction = hook(task, state)
+        if not isinstance(instruction, str) or not instruction.strip():
+            raise SiloError(
+                "runtime_contract_invalid",
+                f'render_instruction() of environment "{self.environment_name}" must return a non-empty '
+                f'str for task "{task.id}", got {type(instruction).__name__}.',
+                {"environment": self.environment_name, "missing": "render_instruction"},
+            )
+        return task.model_copy(update={"instruction": instruction})
 
     def _active(self) -> Episode:
         ep = self.episode

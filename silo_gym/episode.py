@@ -23,6 +23,7 @@ from .jsonfmt import is_json_compatible, loads_strict, text_form
 from .rounding import js_round
 from .validation import type_name
 from .verifiers import VerifierContext, VerifierOutcome
+from .version import __version__
 
 if TYPE_CHECKING:
     from .models import Task
@@ -238,6 +239,8 @@ class Episode:
         max_tool_calls: int,
         timeout_ms: int,
         listeners: list[tuple[Listener, str | None, str | None]],
+        variant: int | None = None,
+        environment_hash: str | None = None,
     ) -> None:
         self.environment = environment
         self.task = task
@@ -249,6 +252,8 @@ class Episode:
         self.tool_map = {t.name: t for t in tools}  # later duplicates win (§3.2)
         self.max_tool_calls = max_tool_calls
         self.timeout_ms = timeout_ms
+        self.variant = variant
+        self.environment_hash = environment_hash
         self.tool_calls = 0
         self.tool_errors = 0
         self.limit_reason: str | None = None
@@ -276,7 +281,16 @@ class Episode:
     # -- events ----------------------------------------------------------------------------
 
     def config(self) -> dict[str, Any]:
-        return {"maxToolCalls": self.max_tool_calls, "timeoutMs": self.timeout_ms, "agentPath": self.agent_path}
+        """``config`` of ``run.json`` and ``run_start`` (silo-format §6.4; ``variant`` and the
+        provenance keys are our rule: docs/variants.md, replay)."""
+        return {
+            "maxToolCalls": self.max_tool_calls,
+            "timeoutMs": self.timeout_ms,
+            "agentPath": self.agent_path,
+            "variant": self.variant,
+            "siloGymVersion": __version__,
+            "environmentHash": self.environment_hash,
+        }
 
     def emit(self, type_: str, fields: dict[str, Any], float_free: bool = False) -> None:
         """Build one trace event (silo-format §6.5) and hand it to every listener."""

@@ -42,6 +42,8 @@ SILO_ERROR_CODES: tuple[str, ...] = (
     "agent_invalid",
     "verifier_failed",
     "environment_read_only",
+    "variant_unsupported",
+    "variant_preconditions_unmet",
 )
 
 #: The conventional codes a tool raises with ``ToolError`` (silo-format §3.1); any string is allowed.

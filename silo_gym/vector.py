@@ -13,6 +13,8 @@
   every value unchanged, where Gymnasium would cast (2.5 -> 2) or raise.
 - ``silo/<env>`` under our entry point takes ``reset(options={"task_id": [t0, ..., tN-1]})``
   (one task per sub-env) or a ``str`` for all; autoresets draw the task with ``np_random``.
+  ``options["variant"]`` takes a list the same way (docs/variants.md); ``variants=True`` makes
+  every sub-env draw a variant world at each reset, autoresets included.
 - :func:`make_vec` builds one vector env over several task ids of one environment.
 - Stock modes work too: ``vectorization_mode="sync"`` (Gymnasium's default autoreset is
   ``NEXT_STEP``, which ignores the action sent to a finished sub-env: pass
@@ -39,8 +41,13 @@ from .wrappers.record import RecordRun
 __all__ = ["make_vec", "make_vector_env"]
 
 
+#: Reset options that take a list with one item per sub-env under our entry point.
+PER_SUB_ENV_OPTIONS = ("task_id", "variant")
+
+
 class _TaskPerSubEnv(gym.Wrapper[str, Any, str, Any]):
-    """Picks this sub-env's item when ``options["task_id"]`` is a list (one task per sub-env)."""
+    """Picks this sub-env's item when ``options["task_id"]`` or ``options["variant"]`` is a list
+    (one item per sub-env)."""
 
     def __init__(self, env: gym.Env[str, Any], index: int, num_envs: int) -> None:
         super().__init__(env)
@@ -48,13 +55,10 @@ class _TaskPerSubEnv(gym.Wrapper[str, Any, str, Any]):
         self.num_envs = num_envs
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        if options is not None and isinstance(options.get("task_id"), (list, tuple)):
-            ids = options["task_id"]
-            if len(ids) != self.num_envs:
-                raise ValueError(
-                    f'options["task_id"] has {len(ids)} items; it needs one per sub-env ({self.num_envs}).'
-                )
-            options = {**options, "task_id": ids[self.index]}
+        if isinstance(options, dict) and any(isinstance(options.get(k), (list, tuple)) for k in PER_SUB_ENV_OPTIONS):
+            _check_per_sub_env_lists(options, self.num_envs)
+            options = {k: (v[self.index] if k in PER_SUB_ENV_OPTIONS and isinstance(v, (list, tuple)) else v)
+                       for k, v in options.items()}
         return self.env.reset(seed=seed, options=options)
 
 
@@ -68,12 +72,15 @@ def _make_sub_env(index: int, num_envs: int, record_runs_dir: str | None, agent_
     return _TaskPerSubEnv(env, index, num_envs)
 
 
-def _check_task_list(options: dict[str, Any] | None, num_envs: int) -> None:
-    """Refuse a wrong-length ``task_id`` list before any sub-env sees it (an async worker that
-    raises is shut down, which would break the whole vector env)."""
-    ids = options.get("task_id") if isinstance(options, dict) else None
-    if isinstance(ids, (list, tuple)) and len(ids) != num_envs:
-        raise ValueError(f'options["task_id"] has {len(ids)} items; it needs one per sub-env ({num_envs}).')
+def _check_per_sub_env_lists(options: dict[str, Any] | None, num_envs: int) -> None:
+    """Refuse a wrong-length ``task_id`` or ``variant`` list before any sub-env sees it (an async
+    worker that raises is shut down, which would break the whole vector env)."""
+    if not isinstance(options, dict):
+        return
+    for key in PER_SUB_ENV_OPTIONS:
+        items = options.get(key)
+        if isinstance(items, (list, tuple)) and len(items) != num_envs:
+            raise ValueError(f'options["{key}"] has {len(items)} items; it needs one per sub-env ({num_envs}).')
 
 
 def _fits(array: np.ndarray[Any, Any], value: Any) -> bool:
@@ -182,7 +189,7 @@ class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        _check_task_list(options, self.num_envs)
+        _check_per_sub_env_lists(options, self.num_envs)
         return super().reset(seed=seed, options=options)
 
 
@@ -192,7 +199,7 @@ class SiloAsyncVectorEnv(_ExactInfos, AsyncVectorEnv):
 
     def reset_async(self, seed: int | list[int | None] | None = None,
                     options: dict[str, Any] | None = None) -> None:
-        _check_task_list(options, self.num_envs)
+        _check_per_sub_env_lists(options, self.num_envs)
         super().reset_async(seed=seed, options=options)
 
     def step_async(self, actions: Any) -> None:

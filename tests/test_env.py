@@ -23,7 +23,7 @@ GET = {"tool": "get_order", "input": {"orderId": "O-1"}}
 O1 = '{"id":"O-1","customer":"Ada Lane","status":"pending","carrier":null,"total":42.5}'
 STEP_KEYS = ["tool_calls", "tool_errors", "call_id", "tool", "is_error"]
 FINAL_KEYS = STEP_KEYS + ["termination_reason", "error", "passed", "result", "state_diff"]
-RESET_KEYS = ["environment", "task_id", "title", "tools", "tool_calls", "max_tool_calls"]
+RESET_KEYS = ["environment", "task_id", "title", "variant", "tools", "tool_calls", "max_tool_calls"]
 ORDERS_TOOLS = [
     {"name": "get_order", "description": "Read one order by id.",
      "inputSchema": {"type": "object", "properties": {"orderId": {"type": "string"}}, "required": ["orderId"],
@@ -90,6 +90,7 @@ def test_reset_info_and_observation():
         "environment": "orders",
         "task_id": "TASK-001",
         "title": "Ship an order",
+        "variant": None,
         "tools": ORDERS_TOOLS,
         "tool_calls": 0,
         "max_tool_calls": 100,

@@ -14,9 +14,14 @@ import pytest
 from conftest import subprocess_env
 from gymnasium.error import ResetNeeded
 
+import silo_gym
 from silo_gym import SiloEnv, VerifierError, dumps_compact
+from silo_gym.loader import open_environment
+from silo_gym.provenance import environment_hash
 from silo_gym.wrappers import RecordRun
 from silo_gym.wrappers import record as record_mod
+
+ORDERS_HASH = environment_hash(open_environment("orders", fresh=False))
 
 ORDERS = "silo/orders-TASK-001"
 SHIP = {"tool": "ship_order", "input": {"orderId": "O-1", "carrier": "express"}}
@@ -163,8 +168,10 @@ def test_solved_episode_artifacts(runs_dir):
                             "verifierId": "VER-001", "difficulty": "easy", "entities": ["O-1"]}
     assert list(meta["task"]) == ["id", "title", "instruction", "verifierId", "difficulty", "entities"]
     assert meta["verifierId"] == "VER-001" and meta["verifierName"] == "Order O-1 shipped express"
-    assert meta["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "agentPath": None}
-    assert list(meta["config"]) == ["maxToolCalls", "timeoutMs", "agentPath"]
+    assert meta["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "agentPath": None, "variant": None,
+                              "siloGymVersion": silo_gym.__version__, "environmentHash": ORDERS_HASH}
+    assert list(meta["config"]) == ["maxToolCalls", "timeoutMs", "agentPath", "variant", "siloGymVersion",
+                                    "environmentHash"]
     assert AT.fullmatch(meta["startedAt"]) and AT.fullmatch(meta["finishedAt"])
     assert meta["startedAt"] <= meta["finishedAt"]
     stamp = meta["startedAt"]
@@ -322,8 +329,9 @@ def test_spec_rebuilds_the_wrapper_stack(runs_dir):
     assert rebuilt.unwrapped.max_tool_calls == 5
     _, info = rebuilt.reset()
     rebuilt.step({"answer": 1})
-    assert read_run(info["run_dir"])["run.json"]["config"] == {"maxToolCalls": 5, "timeoutMs": 120000,
-                                                               "agentPath": "x.py"}
+    assert read_run(info["run_dir"])["run.json"]["config"] == {
+        "maxToolCalls": 5, "timeoutMs": 120000, "agentPath": "x.py", "variant": None,
+        "siloGymVersion": silo_gym.__version__, "environmentHash": ORDERS_HASH}
 
 
 def test_run_dir_removed_when_reset_raises(runs_dir):

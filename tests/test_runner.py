@@ -12,9 +12,14 @@ import types
 import pytest
 from conftest import ENVS_DIR
 
+import silo_gym
 from silo_gym import RunLimitError, RunResult, SiloError, VerifierError, run_task
+from silo_gym.loader import open_environment
+from silo_gym.provenance import environment_hash
 from silo_gym.runner import GRACE_MS, _split_agent_spec, load_agent
 from silo_gym.verifiers import VerifierOutcome
+
+ORDERS_HASH = environment_hash(open_environment("orders", fresh=False))
 
 SHIP = {"orderId": "O-1", "carrier": "express"}
 
@@ -59,7 +64,8 @@ def test_run_result_fields(runs_dir):
     assert r.run_dir == os.path.join(str(runs_dir), r.run["runId"])
     with open(os.path.join(r.run_dir, "run.json"), encoding="utf-8") as fh:
         assert json.load(fh) == r.run
-    assert r.run["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "agentPath": None}
+    assert r.run["config"] == {"maxToolCalls": 100, "timeoutMs": 120000, "agentPath": None, "variant": None,
+                               "siloGymVersion": silo_gym.__version__, "environmentHash": ORDERS_HASH}
     assert [e["type"] for e in r.trace] == ["run_start", "tool_call", "tool_result", "tool_call", "tool_result",
                                             "agent_output", "run_end", "verifier_result"]
     with open(os.path.join(r.run_dir, "trace.jsonl"), encoding="utf-8") as fh:
