@@ -114,6 +114,7 @@ def run_task(
     max_tool_calls: int = 100,
     timeout_ms: int = 120000,
     runs_dir: str | os.PathLike[str] | None = None,
+    variant: int | None = None,
 ) -> RunResult:
     """Run a Silo-style agent on one task and record the run (silo-format §5.6, gym-api.md).
 
@@ -127,10 +128,13 @@ def run_task(
         agent: a callable, or ``"path/to/file.py[:name]"`` (name defaults to ``agent``), resolved
             against ``cwd`` when relative.
         runs_dir: defaults to ``<cwd>/.silo/runs``.
+        variant: play variant ``variant`` of the task's world (docs/variants.md); ``None`` plays
+            the canonical world.
 
     Raises:
         SiloError: setup errors of silo-format §5.1 (``environment_not_found``,
-            ``task_not_found``, ``verifier_not_found``, ``agent_invalid``, ...).
+            ``task_not_found``, ``verifier_not_found``, ``agent_invalid``, ``variant_unsupported``,
+            ``variant_preconditions_unmet``, ...).
         VerifierError: grading failed (``run.json`` and ``state-diff.json`` are still written).
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
@@ -153,7 +157,7 @@ def run_task(
             trace.append(copy.deepcopy(event))
 
     env.add_listener(collect)
-    instruction, info = recorder.reset()
+    instruction, info = recorder.reset(options={"variant": variant} if variant is not None else None)
     episode = env.episode
     assert episode is not None
 

@@ -215,3 +215,17 @@ def test_vector_envs_draw_variants_and_take_per_sub_env_lists():
     with pytest.raises(ValueError, match=r'options\["variant"\] has 2 items; it needs one per sub-env \(3\)'):
         venv.reset(options={"variant": [5, 6]})
     venv.close()
+
+
+def test_run_task_plays_a_variant(tmp_path):
+    def agent(task, tools, call_tool, signal):
+        item = call_tool("get_item", {"itemId": "I-1"})["output"]
+        return {"output": f"It costs {item['price']}."}
+
+    run = silo_gym.run_task("variety", "TASK-001", agent, runs_dir=tmp_path, variant=5)
+    assert run.reward == 1.0 and run.run["config"]["variant"] == 5
+    assert run.task.instruction == run.run["task"]["instruction"] != FILE_INSTRUCTION
+    with pytest.raises(SiloError) as err:
+        silo_gym.run_task("variety", "TASK-001", agent, runs_dir=tmp_path / "refused", variant=6)
+    assert err.value.code == "variant_preconditions_unmet"
+    assert not (tmp_path / "refused").exists() or not any((tmp_path / "refused").iterdir())
