@@ -1,33 +1,53 @@
 # silo_gym: `make demo` runs the reference solver on the demo tasks; `make test` runs the suite.
+#
+# What each target installs into .venv (created on first use):
+#   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema, numpy, orjson, tqdm)
+#   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
+#                 extra the tests exercise (openai, data, ray)
+#   test / lint / typecheck / bench   setup-dev
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-dev
+PIP := $(PY) -m pip --disable-pip-version-check
+CORE_STAMP := $(VENV)/.installed-core
+DEV_STAMP := $(VENV)/.installed-dev
+DEV_EXTRAS := dev,openai,data,ray
 
-.PHONY: setup demo test lint typecheck bench clean
+.PHONY: setup setup-dev demo test lint typecheck bench clean
 
-$(STAMP): pyproject.toml setup.py
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,openai,data,ray]"
-	touch $(STAMP)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
 
-setup: $(STAMP)
+$(CORE_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
+	@echo "== installing silo_gym (core dependencies only) into $(VENV)"
+	$(PIP) install --progress-bar off -e .
+	touch $(CORE_STAMP)
+
+$(DEV_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
+	@echo "== installing silo_gym with the [$(DEV_EXTRAS)] extras into $(VENV)"
+	$(PIP) install --progress-bar off -e ".[$(DEV_EXTRAS)]"
+	touch $(CORE_STAMP) $(DEV_STAMP)
+
+setup: $(CORE_STAMP)
+
+setup-dev: $(DEV_STAMP)
 
 demo: setup
 	$(PY) examples/demo.py
 
-lint: setup
+lint: setup-dev
 	$(VENV)/bin/ruff check silo_gym environments examples benchmarks tests
 
-typecheck: setup
+typecheck: setup-dev
 	$(VENV)/bin/mypy silo_gym
 
-test: setup lint typecheck
-	$(VENV)/bin/pytest -n 2 --dist loadgroup tests
+# SILO_GYM_REQUIRE_EXTRAS: a test whose optional extra is missing fails instead of skipping.
+test: setup-dev lint typecheck
+	SILO_GYM_REQUIRE_EXTRAS=1 $(VENV)/bin/pytest -n 2 --dist loadgroup tests
 
-bench: setup
+bench: setup-dev
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis

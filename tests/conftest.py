@@ -6,10 +6,13 @@ environments register as ``silo/orders-TASK-001`` and ``silo/inventory-TASK-001`
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pathlib
+import shutil
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -21,8 +24,44 @@ REPO_ROOT = TESTS_DIR.parent
 os.environ["SILO_GYM_PATH"] = str(ENVS_DIR)
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 import silo_gym  # noqa: E402, F401  (registers silo/orders-* and silo/inventory-*)
+
+# Tests write nothing into the repository: no .hypothesis/ example database, and Hypothesis's
+# other storage (its constants cache) goes to a temporary directory removed at exit.
+settings.register_profile("silo_gym", database=None)
+settings.load_profile("silo_gym")
+_HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="silo-gym-hypothesis-")
+set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, True)
+
+#: Under `make test` (and so CI) a test whose optional extra is missing fails instead of
+#: skipping silently; a developer running pytest by hand still gets the skip.
+REQUIRE_EXTRAS = os.environ.get("SILO_GYM_REQUIRE_EXTRAS") == "1"
+
+
+def _missing_extra(report: Any) -> bool:
+    return bool(report.skipped) and "could not import" in str(report.longrepr)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_EXTRAS and _missing_extra(report):
+        report.outcome = "failed"
+        report.longrepr = f"an optional extra is missing under SILO_GYM_REQUIRE_EXTRAS=1: {report.longrepr}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if REQUIRE_EXTRAS and _missing_extra(report):
+        report.outcome = "failed"
+        report.longrepr = f"an optional extra is missing under SILO_GYM_REQUIRE_EXTRAS=1: {report.longrepr}"
 
 _MISSING: Any = object()
 
