@@ -471,8 +471,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
 
         Returns ``(observation, reward, terminated, truncated, info)``. ``reward`` is 0.0 until the
         step that ends the episode. Info keys: ``tool_calls``, ``tool_errors``, ``call_id``,
-        ``tool``, ``is_error``; on the last step also ``termination_reason``, ``error``, ``passed``,
-        ``result`` and ``state_diff``.
+        ``tool``, ``is_error`` (``0``, ``""`` and ``False`` when the step executed no call; ``tool``
+        is ``""`` for an invalid action whose tool is not a string); on the last step also
+        ``termination_reason``, ``error``, ``passed``, ``result`` and ``state_diff``.
 
         Raises:
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
@@ -505,7 +506,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             "tool_calls": ep.tool_calls,
             "tool_errors": ep.tool_errors,
             "call_id": call_id,
-            "tool": parsed.traced_tool,
+            "tool": parsed.traced_tool if parsed.traced_tool is not None else "",
             "is_error": "isError" in result,
         }
         return text, 0.0, False, False, info
@@ -534,8 +535,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         info = {
             "tool_calls": ep.tool_calls,
             "tool_errors": ep.tool_errors,
-            "call_id": None,
-            "tool": None,
+            "call_id": 0,  # no call executed: one type per key on every step (gym-api.md, amended)
+            "tool": "",
             "is_error": False,
             "termination_reason": end.reason,
             "error": end.error,

@@ -8,8 +8,8 @@
   worker processes (never with shared memory: observations are text; ``context=`` picks the
   start method). ``record_runs_dir=`` wraps every sub-env in ``RecordRun``.
 - Infos are batched as Gymnasium does (an array per key plus a ``_key`` mask), except that a key
-  whose values differ in type across sub-envs (an ``int`` ``call_id`` beside ``None``, answers of
-  different JSON types in ``final_info["result"]["agentOutput"]``) becomes an object array holding
+  whose values differ in type across sub-envs (answers of different JSON types in
+  ``final_info["result"]["agentOutput"]``, a ``variant`` number beside ``None``) becomes an object array holding
   every value unchanged, where Gymnasium would cast (2.5 -> 2) or raise.
 - ``silo/<env>`` under our entry point takes ``reset(options={"task_id": [t0, ..., tN-1]})``
   (one task per sub-env) or a ``str`` for all; autoresets draw the task with ``np_random``.
@@ -136,7 +136,7 @@ class _ExactInfos:
     but never changes a value.
 
     Gymnasium makes the array from the first sub-env's value and casts the others into it, so an
-    ``int`` ``call_id`` beside a ``None`` raises, a float answer beside an int answer is truncated
+    ``int`` beside a ``None`` raises, a float answer beside an int answer is truncated
     (2.5 -> 2) and a dict beside a scalar breaks. Here such a key falls back to an object array
     holding each sub-env's value as returned.
     """

@@ -131,7 +131,7 @@ def test_full_episode_values():
     assert (reward, terminated, truncated) == (1.0, True, False)
     assert list(info) == FINAL_KEYS
     assert info["tool_calls"] == 2 and info["tool_errors"] == 0
-    assert info["call_id"] is None and info["tool"] is None and info["is_error"] is False
+    assert info["call_id"] == 0 and info["tool"] == "" and info["is_error"] is False
     assert info["termination_reason"] == "completed" and info["error"] is None and info["passed"] is True
     assert list(info["result"]) == [
         "passed", "reward", "requiredPassed", "requiredTotal", "failedRequired", "checksPassed", "checksFailed",
@@ -334,7 +334,7 @@ def test_budget_refuses_call_n_plus_one():
     assert info["tool_calls"] == 2 and info["tool_errors"] == 1
     assert info["result"]["toolCalls"] == 2
     assert info["error"] == "Tool call limit exceeded (2)."
-    assert info["call_id"] is None and info["tool"] is None
+    assert info["call_id"] == 0 and info["tool"] == ""
     # The refused ship_order did not run.
     assert info["state_diff"] == {"scalars": [], "collections": {}}
     assert reward == 0.33
