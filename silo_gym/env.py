@@ -47,6 +47,34 @@ VARIANT_SPACE = 2**31
 MAX_VARIANT_TRIES = 100
 
 
+def shorten_text(text: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters, else its start followed by a marker
+    saying how long it was, ``limit`` characters in all (gym-api.md, Spaces: every observation is
+    inside ``observation_space``; the trace and ``result.json`` keep the full text)."""
+    if len(text) <= limit:
+        return text
+    marker = f"… [shortened to fit the observation space; {len(text)} characters in full]"
+    return text[: max(0, limit - len(marker))] + marker[: limit]
+
+
+def end_observation(reason: str, error: str | None, limit: int) -> str:
+    """``{"terminationReason": ..., "error": ...}`` in compact JSON, with ``error`` shortened (see
+    :func:`shorten_text`) to the longest that keeps the text within ``limit`` characters."""
+    text = dumps_compact({"terminationReason": reason, "error": error})
+    if len(text) <= limit or error is None:
+        return text
+    low, high = 0, min(len(error), limit)  # escapes make the JSON longer than the text: search
+    best = dumps_compact({"terminationReason": reason, "error": shorten_text(error, 0)})
+    while low <= high:
+        keep = (low + high) // 2
+        candidate = dumps_compact({"terminationReason": reason, "error": shorten_text(error, keep)})
+        if len(candidate) <= limit:
+            best, low = candidate, keep + 1
+        else:
+            high = keep - 1
+    return best
+
+
 def _check_fresh(environment: str, previous: Any, state: Any) -> None:
     """Refuse a ``create_state()`` that hands back the previous episode's world, or one of its
     top-level collections (silo-format §1.2.1). Deeper sharing is left to ``env validate``."""
@@ -115,7 +143,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         max_tool_calls: the tool-call budget; call N+1 truncates the episode (silo-format §5.2).
         timeout_ms: the deadline in milliseconds from ``reset``; a later call truncates.
         reward_mode: ``"fraction"`` (the verifier's reward) or ``"binary"`` (1.0 if passed).
-        max_observation_length: longest observation text, in characters (see ``JsonText``).
+        max_observation_length: longest observation text, in characters (see ``JsonText``); at
+            least 256. Every observation fits: a longer tool result is replaced by an
+            ``observation_too_large`` error, a longer instruction or ending ``error`` is shortened
+            with a marker (the trace and ``result.json`` keep the full text).
         render_mode: ``None`` or ``"ansi"`` (a readable transcript).
         path: the environment directory (registration passes it, so later ``chdir`` does not matter).
         cwd: the project root used to resolve ``environment`` when ``path`` is not given.
@@ -351,6 +382,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         )
         if self.render_mode == "ansi":
             self._transcript = [f"Task {task.id}: {task.title}", f"Instruction: {task.instruction}"]
+        observation = task.instruction
+        if len(observation) > self.max_observation_length:
+            observation = shorten_text(observation, self.max_observation_length)
         info = {
             "environment": self.environment_name,
             "task_id": task.id,
@@ -360,7 +394,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             "tool_calls": 0,
             "max_tool_calls": self.max_tool_calls,
         }
-        return task.instruction, info
+        return observation, info
 
     # -- variants (docs/variants.md) --------------------------------------------------------------
 
@@ -524,7 +558,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         else:
             reward = float(outcome.reward)
         terminated = end.reason == "completed"
-        obs = dumps_compact({"terminationReason": end.reason, "error": end.error})
+        obs = end_observation(end.reason, end.error, self.max_observation_length)
         if self.render_mode == "ansi":
             if end.raw_output is not None:
                 self._transcript.append(f"Answer: {text_form(end.raw_output)}")
