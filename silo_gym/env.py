@@ -599,12 +599,14 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             self.episode.expire()
 
     def finish(
-        self, output: Any, *, error: str | None = None, reason: str | None = None
+        self, output: Any, *, error: str | None = None, reason: str | None = None,
+        traceback: str | None = None,
     ) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """End the episode (silo-format §5.5) and return the final 5-tuple.
 
         The reason is the first limit that fired; else ``reason``; else ``completed`` when
         ``error`` is None, else ``agent_error``. ``terminated`` is ``reason == "completed"``.
+        ``traceback`` (the agent's formatted traceback) is recorded in the trace's ``run_end``.
 
         Raises:
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
@@ -619,7 +621,18 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if error is not None and not isinstance(error, str):
             raise TypeError(f"error must be a str or None, got {type(error).__name__}.")
         ep = self._active()
-        return self._finish(ep, output, error, reason)
+        end: EpisodeEnd = ep.finish(output, error=error, reason=reason, traceback=traceback)
+        return self._final_tuple(ep, end)
+
+    def end_ungraded(self, error: str, *, reason: str = "timeout") -> None:
+        """End the episode without grading it, for a runner whose agent is stuck inside a tool
+        call that may still change the world (silo-format §5.3, amended): no reward, no
+        ``result.json``, no ``state-diff.json``; ``run_end`` is traced and ``run.json`` written.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
+        """
+        self._active().end_ungraded(error, reason=reason)
 
     def abort(self, error: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """End the episode as ``agent_error`` with ``error`` (truncated); the verifier still runs.

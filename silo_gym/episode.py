@@ -181,12 +181,14 @@ def restore_state(snapshot: bytes, is_orjson: bool) -> Any:
 
 
 class EpisodeEnd:
-    """What ``finish`` produced: the reason, error, outcome (None when grading failed), dicts."""
+    """What ``finish`` produced: the reason, error, outcome (None when grading failed or the world
+    was not graded), the ``result.json`` dict (None likewise) and the state diff (None when the
+    world was not graded: a tool call was still running, silo-format §5.3 amended)."""
 
     __slots__ = ("reason", "error", "raw_output", "outcome", "result", "state_diff", "grading_error")
 
     def __init__(self, reason: str, error: str | None, raw_output: Any, outcome: VerifierOutcome | None,
-                 result: dict[str, Any] | None, state_diff: dict[str, Any],
+                 result: dict[str, Any] | None, state_diff: dict[str, Any] | None,
                  grading_error: VerifierError | None) -> None:
         self.reason = reason
         self.error = error
@@ -260,6 +262,10 @@ class Episode:
         self.limit_message: str | None = None
         self.signal = threading.Event()
         self.lock = threading.RLock()
+        #: ``(call_id, tool name)`` of the call executing now, read without the lock by a runner
+        #: deciding whether the agent is stuck inside a tool (silo-format §5.3, amended).
+        self.running: tuple[int, Any] | None = None
+        self._emit_lock = threading.Lock()  # seq stays whole if a stuck tool returns late
         self.done = False
         self.end: EpisodeEnd | None = None
         self.listeners = [fn for fn, _, _ in listeners]
@@ -293,12 +299,20 @@ class Episode:
         }
 
     def emit(self, type_: str, fields: dict[str, Any], float_free: bool = False) -> None:
-        """Build one trace event (silo-format §6.5) and hand it to every listener."""
-        self._seq += 1
-        event = (FloatFreeEvent if float_free else dict)(seq=self._seq, type=type_, at=iso_now())
-        event.update(fields)
-        for fn in self.listeners:
-            fn(event)
+        """Build one trace event (silo-format §6.5) and hand it to every listener.
+
+        Nothing is emitted once the end notification went out (a tool that returns after its run
+        was ended without grading is not traced).
+        """
+        with self._emit_lock:
+            listeners = self.listeners
+            if not listeners:
+                return
+            self._seq += 1
+            event = (FloatFreeEvent if float_free else dict)(seq=self._seq, type=type_, at=iso_now())
+            event.update(fields)
+            for fn in listeners:
+                fn(event)
 
     # -- limits (silo-format §5.2) -------------------------------------------------------------
 
@@ -340,6 +354,7 @@ class Episode:
         if listening:
             self.emit("tool_call", {"callId": call_id, "tool": parsed.traced_tool, "input": parsed.traced_input})
             t0 = time.perf_counter()
+        self.running = (call_id, parsed.traced_tool)
         if parsed.kind == "invalid":
             result: dict[str, Any] = {
                 "output": {"code": "invalid_action", "message": f"{parsed.reason} {ACCEPTED_SHAPES}"},
@@ -360,6 +375,7 @@ class Episode:
                     result, has_float = tracked(parsed.input)
                 else:  # a tool object not made by bind_tools
                     result, has_float = tool.execute(parsed.input), True
+        self.running = None
         is_error = "isError" in result
         if is_error:
             self.tool_errors += 1
@@ -430,8 +446,59 @@ class Episode:
                 return {"scalars": [], "collections": {}}
         return diff_state(restore_state(self._snapshot, self._snapshot_is_orjson), self.state)
 
-    def finish(self, output: Any, *, error: str | None = None, reason: str | None = None) -> EpisodeEnd:
+    def _agent_end_events(self, reason: str, error: str | None, text: str | None,
+                          traceback: str | None) -> None:
+        """``agent_output`` (unless ``text`` is None) and ``run_end`` (silo-format §5.5 step 2).
+
+        ``run_end`` carries ``traceback`` (our rule) when the agent raised and it is known.
+        """
+        if text is not None:
+            self.emit("agent_output", {"output": text}, float_free=True)
+        fields: dict[str, Any] = {
+            "terminationReason": reason,
+            "error": error,
+            "toolCalls": self.tool_calls,
+            "toolErrors": self.tool_errors,
+            "durationMs": js_round((time.monotonic() - self.started) * 1000.0),
+        }
+        if traceback is not None:
+            fields["traceback"] = traceback
+        self.emit("run_end", fields, float_free=True)
+
+    def _run_dict(self, reason: str) -> dict[str, Any]:
+        """``run.json`` with its twelve keys in order (silo-format §6.4), taken now."""
+        finished_at = iso_now()
+        return {
+            "runId": self.run_id,
+            "environment": self.environment,
+            "taskId": self.task.id,
+            "task": self.task.to_json(),
+            "verifierId": self.task.verifier_id,
+            "verifierName": getattr(self.verifier, "name", None),
+            "config": self.config(),
+            "startedAt": self.started_at,
+            "finishedAt": finished_at,
+            "durationMs": js_round((time.monotonic() - self.started) * 1000.0),
+            "terminationReason": reason,
+            "toolCallCount": self.tool_calls,
+        }
+
+    def _notify_end(self, result: dict[str, Any] | None, state_diff: dict[str, Any] | None,
+                    reason: str) -> None:
+        """The one end notification, then no listener hears anything more of this episode."""
+        with self._emit_lock:
+            listeners, self.listeners = self.listeners, []
+            if listeners:
+                end_note = {"type": "episode_end", "result": result, "stateDiff": state_diff,
+                            "run": self._run_dict(reason)}
+                for fn in listeners:
+                    fn(end_note)
+
+    def finish(self, output: Any, *, error: str | None = None, reason: str | None = None,
+               traceback: str | None = None) -> EpisodeEnd:
         """End the episode: fix the reason, grade, diff, notify listeners (silo-format §5.5).
+
+        ``traceback``: the agent's formatted traceback, recorded in ``run_end`` (our rule).
 
         Raises:
             VerifierError: when grading failed, after the end was recorded.
@@ -443,17 +510,9 @@ class Episode:
             final_reason = self.limit_reason or reason or ("completed" if error is None else "agent_error")
             raw_output = output if is_json_compatible(output) else None
             text = text_form(output)
-            agent_ms = js_round((time.monotonic() - self.started) * 1000.0)
             listening = bool(self.listeners)
             if listening:
-                self.emit("agent_output", {"output": text}, float_free=True)
-                self.emit("run_end", {
-                    "terminationReason": final_reason,
-                    "error": error,
-                    "toolCalls": self.tool_calls,
-                    "toolErrors": self.tool_errors,
-                    "durationMs": agent_ms,
-                }, float_free=True)
+                self._agent_end_events(final_reason, error, text, traceback)
             initial = restore_state(self._snapshot, self._snapshot_is_orjson)
             outcome: VerifierOutcome | None = None
             grading_error: VerifierError | None = None
@@ -481,29 +540,27 @@ class Episode:
                         "reward": outcome.reward,
                         "checks": result["checks"],
                     })
-            finished_at = iso_now() if listening else ""
-            finished = time.monotonic()
             state_diff = self._state_diff()
             self.end = EpisodeEnd(final_reason, error, raw_output, outcome, result, state_diff, grading_error)
             if listening:
-                run = {
-                    "runId": self.run_id,
-                    "environment": self.environment,
-                    "taskId": self.task.id,
-                    "task": self.task.to_json(),
-                    "verifierId": self.task.verifier_id,
-                    "verifierName": getattr(self.verifier, "name", None),
-                    "config": self.config(),
-                    "startedAt": self.started_at,
-                    "finishedAt": finished_at,
-                    "durationMs": js_round((finished - self.started) * 1000.0),
-                    "terminationReason": final_reason,
-                    "toolCallCount": self.tool_calls,
-                }
-                end_note = {"type": "episode_end", "result": result, "stateDiff": state_diff, "run": run}
-                for fn in self.listeners:
-                    fn(end_note)
+                self._notify_end(result, state_diff, final_reason)
             self.listeners = []
             if grading_error is not None:
                 raise grading_error
             return self.end
+
+    def end_ungraded(self, error: str, *, reason: str = "timeout") -> EpisodeEnd:
+        """End the episode without grading or diffing it: a tool call is still running and may
+        still change the world (silo-format §5.3, amended). Never waits for ``lock``.
+
+        The reason is the first limit that fired, else ``reason``. The trace gets ``run_end``;
+        ``run.json`` is written; there is no ``result.json`` and no ``state-diff.json``.
+        """
+        self.done = True  # later calls from the agent are refused
+        self.signal.set()
+        final_reason = self.limit_reason or reason
+        if self.listeners:
+            self._agent_end_events(final_reason, error, None, None)
+        self.end = EpisodeEnd(final_reason, error, None, None, None, None, None)
+        self._notify_end(None, None, final_reason)
+        return self.end

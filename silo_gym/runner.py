@@ -15,6 +15,7 @@ import itertools
 import os
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,26 +35,34 @@ __all__ = ["GRACE_MS", "RunResult", "load_agent", "run_task"]
 
 #: How long past the deadline the runner waits for an agent before abandoning it (our rule).
 GRACE_MS = 2000
+#: At deadline + grace, how long the runner waits for a tool call the agent may be inside of
+#: before ending the run ungraded (silo-format §5.3, amended), in seconds.
+LOCK_WAIT_S = 0.05
 
 _agent_counter = itertools.count(1)
 
 
 @dataclass
 class RunResult:
-    """What ``run_task`` returns (silo-format §5.6)."""
+    """What ``run_task`` returns (silo-format §5.6).
+
+    ``passed``, ``reward``, ``verifier``, ``result`` and ``state_diff`` are ``None`` for a run that
+    was not graded: the agent was stuck inside a tool call at deadline + grace (silo-format §5.3,
+    amended), so no reward is reported for a world the call may still be changing.
+    """
 
     run: dict[str, Any]
     task: Task
     agent_output: Any
-    passed: bool
-    reward: float
-    verifier: VerifierOutcome
+    passed: bool | None
+    reward: float | None
+    verifier: VerifierOutcome | None
     tool_errors: int
     trace: list[dict[str, Any]] = field(default_factory=list)
     run_dir: str = ""
     error: str | None = None
-    result: dict[str, Any] = field(default_factory=dict)
-    state_diff: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = field(default_factory=dict)
+    state_diff: dict[str, Any] | None = field(default_factory=dict)
 
 
 def _split_agent_spec(spec: str) -> tuple[str, str]:
@@ -163,14 +172,15 @@ def run_task(
 
     drive_agent(env, instruction, agent_fn)
     end = episode.end
-    assert end is not None and end.outcome is not None and end.result is not None
+    assert end is not None
+    outcome = end.outcome
     return RunResult(
         run=run_json,
         task=episode.task,
         agent_output=end.raw_output,
-        passed=end.outcome.passed,
-        reward=end.outcome.reward,
-        verifier=end.outcome,
+        passed=outcome.passed if outcome is not None else None,
+        reward=outcome.reward if outcome is not None else None,
+        verifier=outcome,
         tool_errors=episode.tool_errors,
         trace=trace,
         run_dir=recorder.run_dir or "",
@@ -224,22 +234,56 @@ def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: d
             timeout_ms: int) -> None:
     """Apply the runner's table of silo-format §5.3 through the env's ``finish``."""
     if thread.is_alive():
-        env.finish(None, error=f"Agent did not return within {timeout_ms} ms.", reason="timeout")
+        # A tool call holds the episode lock while it runs; one that has not returned by now may
+        # still change the world, so the run ends without grading (silo-format §5.3, amended).
+        if episode.lock.acquire(timeout=LOCK_WAIT_S):
+            try:
+                env.finish(None, error=f"Agent did not return within {timeout_ms} ms.", reason="timeout")
+            finally:
+                episode.lock.release()
+            return
+        running = episode.running
+        what = f'Tool "{running[1]}"' if running is not None else "Agent"
+        env.end_ungraded(f"{what} did not return within {timeout_ms} ms.", reason="timeout")
         return
     exc = outcome.get("exc")
     if exc is None:
         value = outcome.get("value")
-        raw = value["output"] if isinstance(value, Mapping) and "output" in value else None
-        env.finish(raw)
+        if isinstance(value, Mapping) and "output" in value:
+            env.finish(value["output"])
+        else:  # a bare answer would otherwise be graded as no answer at all
+            env.finish(None, error=_bad_return(value), reason="agent_error")
         return
+    trace_text = "".join(traceback.format_exception(exc))
     if isinstance(exc, RunLimitError) and exc.reason in TERMINATION_REASONS:
-        env.finish(None, error=exc.message if isinstance(exc.message, str) else _message(exc), reason=exc.reason)
+        env.finish(None, error=exc.message if isinstance(exc.message, str) else _message(exc), reason=exc.reason,
+                   traceback=trace_text)
         return
     # Any other failure is agent_error; a BaseException (KeyboardInterrupt, SystemExit) from the
     # agent thread still propagates (§14.7), after the run is graded and recorded in full.
-    env.finish(None, error=_message(exc), reason="agent_error")
+    env.finish(None, error=_message(exc), reason="agent_error", traceback=trace_text)
     if not isinstance(exc, Exception):
         raise exc
+
+
+def _bad_return(value: Any) -> str:
+    """The error for an agent that returned something other than ``{"output": <answer>}``."""
+    if isinstance(value, Mapping):
+        keys = ", ".join(f'"{k}"' for k in list(value)[:5]) or "no keys"
+        got = f"a mapping without \"output\" (keys: {keys})"
+    elif value is None:
+        got = "None"
+    else:
+        got = f"a {type(value).__name__} ({_preview(value)})"
+    return f'Agent returned {got}; an agent must return {{"output": <answer>}}.'
+
+
+def _preview(value: Any, limit: int = 60) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = type(value).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _message(exc: BaseException) -> str:

@@ -81,7 +81,7 @@ def test_bad_action_shapes(action, reason, tool, runs_dir):
     assert "details" not in json.loads(obs)["output"]
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert info["tool_calls"] == 2 and info["tool_errors"] == 1
-    assert info["call_id"] == 2 and info["tool"] == tool and info["is_error"] is True
+    assert info["call_id"] == 2 and info["tool"] == (tool or "") and info["is_error"] is True
     env.step({"answer": "x"})
     with open(f"{info['run_dir']}/trace.jsonl", encoding="utf-8") as fh:
         events = [json.loads(line) for line in fh]

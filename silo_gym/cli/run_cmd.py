@@ -32,25 +32,46 @@ def _line(label: str, value: Any) -> str:
     return f"{label + ':':<13}{value}"
 
 
+def _calls(r: RunResult) -> tuple[int, int, str]:
+    """``(tool calls, tool errors, termination reason)``, also for an ungraded run (no result)."""
+    if r.result is not None:
+        return r.result["toolCalls"], r.result["toolErrors"], r.result["terminationReason"]
+    return int(r.run.get("toolCallCount", 0)), r.tool_errors, str(r.run.get("terminationReason"))
+
+
+def _verdict(r: RunResult) -> str:
+    return "UNGRADED" if r.passed is None else ("PASS" if r.passed else "FAIL")
+
+
+def _reward_text(reward: float | None) -> str:
+    return "none" if reward is None else to_fixed(reward, 2)
+
+
 def format_single_run(r: RunResult) -> str:
-    """The single-run text report of silo-format §10.3."""
+    """The single-run text report of silo-format §10.3.
+
+    A run that was not graded (a tool call still running at deadline + grace, §5.3 amended)
+    shows ``Result: UNGRADED`` and ``Reward: none``, and no check counts.
+    """
     res = r.result
+    calls, errors, reason = _calls(r)
     lines = [
         _line("Task", f"{r.task.id} — {r.task.title}"),
-        _line("Result", "PASS" if r.passed else "FAIL"),
-        _line("Reward", to_fixed(r.reward, 2)),
+        _line("Result", _verdict(r)),
+        _line("Reward", _reward_text(r.reward)),
         _line("Duration", f"{to_fixed(r.run.get('durationMs', 0) / 1000, 1)}s"),
-        _line("Tool calls", res["toolCalls"]),
-        _line("Successful", res["toolCalls"] - res["toolErrors"]),
-        _line("Errors", res["toolErrors"]),
-        _line("Checks", f"{res['checksPassed']} / {res['checksPassed'] + res['checksFailed']}"),
-        _line("Required", f"{res['requiredPassed']} / {res['requiredTotal']}"),
+        _line("Tool calls", calls),
+        _line("Successful", calls - errors),
+        _line("Errors", errors),
     ]
-    if res["terminationReason"] != "completed":
-        lines.append(_line("Ended early", res["terminationReason"]))
-    if res["error"] is not None:
-        lines.append(_line("Error", res["error"]))
-    if res["failedRequired"]:
+    if res is not None:
+        lines.append(_line("Checks", f"{res['checksPassed']} / {res['checksPassed'] + res['checksFailed']}"))
+        lines.append(_line("Required", f"{res['requiredPassed']} / {res['requiredTotal']}"))
+    if reason != "completed":
+        lines.append(_line("Ended early", reason))
+    if r.error is not None:
+        lines.append(_line("Error", r.error))
+    if res is not None and res["failedRequired"]:
         lines.append("Failed:")
         lines += [f"  - {label}" for label in res["failedRequired"]]
     lines.append(_line("Run saved", _rel(r.run_dir)))
@@ -58,9 +79,13 @@ def format_single_run(r: RunResult) -> str:
 
 
 def summary_json(group_id: str, task_id: str, results: list[RunResult]) -> dict[str, Any]:
-    """The ``--json`` summary object of silo-format §10.3 (means are plain numbers)."""
-    rewards = [r.reward for r in results]
-    calls = [r.result["toolCalls"] for r in results]
+    """The ``--json`` summary object of silo-format §10.3 (means are plain numbers).
+
+    An ungraded run has ``passed`` and ``reward`` null, counts as not passed, and is left out of
+    the reward figures (which are null when no run was graded).
+    """
+    rewards = [r.reward for r in results if r.reward is not None]
+    calls = [_calls(r)[0] for r in results]
     return {
         "groupId": group_id,
         "taskId": task_id,
@@ -70,18 +95,18 @@ def summary_json(group_id: str, task_id: str, results: list[RunResult]) -> dict[
                 "runDir": r.run_dir,
                 "passed": r.passed,
                 "reward": r.reward,
-                "toolCalls": r.result["toolCalls"],
-                "toolErrors": r.result["toolErrors"],
-                "terminationReason": r.result["terminationReason"],
+                "toolCalls": _calls(r)[0],
+                "toolErrors": _calls(r)[1],
+                "terminationReason": _calls(r)[2],
                 "error": r.error,
             }
             for r in results
         ],
         "passed": sum(1 for r in results if r.passed),
         "total": len(results),
-        "meanReward": sum(rewards) / len(rewards),
-        "bestReward": max(rewards),
-        "worstReward": min(rewards),
+        "meanReward": sum(rewards) / len(rewards) if rewards else None,
+        "bestReward": max(rewards) if rewards else None,
+        "worstReward": min(rewards) if rewards else None,
         "meanToolCalls": sum(calls) / len(calls),
     }
 
@@ -95,15 +120,16 @@ def format_summary(summary: dict[str, Any], results: list[RunResult]) -> str:
         _line("Group", summary["groupId"]),
         _line("Rollouts", summary["total"]),
         _line("Passed", f"{summary['passed']} / {summary['total']}"),
-        _line("Mean reward", to_fixed(summary["meanReward"], 2)),
-        _line("Best", to_fixed(summary["bestReward"], 2)),
-        _line("Worst", to_fixed(summary["worstReward"], 2)),
+        _line("Mean reward", _reward_text(summary["meanReward"])),
+        _line("Best", _reward_text(summary["bestReward"])),
+        _line("Worst", _reward_text(summary["worstReward"])),
         _line("Mean calls", to_fixed(summary["meanToolCalls"], 1)),
     ]
     for i, r in enumerate(results, 1):
+        calls, _, reason = _calls(r)
         lines.append(
-            f"run {i}  {'PASS' if r.passed else 'FAIL'}  reward {to_fixed(r.reward, 2)} · "
-            f"{r.result['toolCalls']} calls · {r.result['terminationReason']} · {r.run.get('runId')}"
+            f"run {i}  {_verdict(r)}  reward {_reward_text(r.reward)} · "
+            f"{calls} calls · {reason} · {r.run.get('runId')}"
         )
     return "\n".join(lines) + "\n"
 

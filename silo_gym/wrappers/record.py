@@ -99,7 +99,8 @@ class _RunWriter:
     def _end(self, note: dict[str, Any]) -> None:
         try:
             self.close()
-            write_atomic(self.run_dir / "state-diff.json", dumps_pretty_bytes(note["stateDiff"]))
+            if note["stateDiff"] is not None:  # None: the world was not graded (§5.3, amended)
+                write_atomic(self.run_dir / "state-diff.json", dumps_pretty_bytes(note["stateDiff"]))
             if note["result"] is not None:
                 write_atomic(self.run_dir / "result.json", dumps_pretty_bytes(note["result"]))
             write_atomic(self.run_dir / "run.json", dumps_pretty_bytes(note["run"]))
