@@ -74,14 +74,18 @@ class _RunWriter:
     """Writes one run: trace lines as events arrive, the three JSON files at the end.
 
     Each trace line goes out with one unbuffered ``os.write`` on an ``O_APPEND`` descriptor, so a
-    crash keeps every line written so far (silo-format §6.6) at one system call per event.
+    crash keeps every line written so far (silo-format §6.6) at one system call per event. A
+    short write is completed; a write that fails part-way is cut back to the last whole line
+    before the error propagates, so every line but the last is always whole (a process killed
+    mid-write can leave only the last line torn, which :func:`silo_gym.trace.read_trace` reports).
     """
 
-    __slots__ = ("run_dir", "_fd")
+    __slots__ = ("run_dir", "_fd", "_size")
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
         self._fd: int | None = os.open(run_dir / "trace.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._size = 0  # bytes of whole lines written
 
     def __call__(self, event: dict[str, Any]) -> None:
         if event["type"] == "episode_end":
@@ -89,7 +93,27 @@ class _RunWriter:
             return
         line = dumps_compact_bytes(event) if type(event) is not FloatFreeEvent else _fast_line(event)
         if self._fd is not None:
-            os.write(self._fd, line + b"\n")
+            self._append(line + b"\n")
+
+    def _append(self, data: bytes) -> None:
+        fd = self._fd
+        assert fd is not None
+        written = os.write(fd, data)  # almost always the whole line at once
+        if written != len(data):
+            view = memoryview(data)
+            try:
+                while written < len(data):
+                    n = os.write(fd, view[written:])
+                    if n <= 0:
+                        raise OSError(f"could not append to {self.run_dir / 'trace.jsonl'}: write returned {n}")
+                    written += n
+            except BaseException:
+                try:
+                    os.ftruncate(fd, self._size)  # undo the partial line
+                except OSError:
+                    pass
+                raise
+        self._size += written
 
     def close(self) -> None:
         if self._fd is not None:

@@ -1,0 +1,75 @@
+"""Reading ``trace.jsonl`` (silo-format §6.5), tolerating a torn last line (§6.6).
+
+The recorder writes each event as one whole line and completes or undoes partial writes, so
+every line but the last is whole; a process killed during a write can still leave the last
+line torn (no newline, or cut JSON). Every reader the package ships goes through
+:func:`read_trace`, which reports such a line instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from .jsonfmt import loads_strict
+
+__all__ = ["Trace", "TraceCorrupt", "read_trace"]
+
+
+class TraceCorrupt(ValueError):
+    """A line other than the last is not a JSON object: the file was damaged by something other
+    than an interrupted write (silo_gym never leaves such a line)."""
+
+
+@dataclass
+class Trace:
+    """The events of one ``trace.jsonl``.
+
+    Attributes:
+        events: the whole lines, parsed, in file order.
+        torn: ``None``, or a sentence describing the torn last line (it is not in ``events``).
+        torn_bytes: the raw bytes of the torn last line (``b""`` when there is none).
+    """
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    torn: str | None = None
+    torn_bytes: bytes = b""
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    """Read a ``trace.jsonl``; a torn last line is reported in ``Trace.torn``, never raised.
+
+    Raises:
+        OSError: the file cannot be read.
+        TraceCorrupt: a line before the last is not a JSON object (names the line number).
+    """
+    with open(path, "rb") as fh:
+        data = fh.read()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline, as every whole trace does
+    trace = Trace()
+    for number, raw in enumerate(lines, 1):
+        event = _parse(raw)
+        if event is None:
+            if number == len(lines) and not tail:
+                trace.torn, trace.torn_bytes = _torn(number, raw, "is not a whole JSON object"), raw
+                return trace
+            raise TraceCorrupt(f"{os.fspath(path)}: line {number} is not a JSON object; the trace is damaged.")
+        trace.events.append(event)
+    if tail:
+        number = len(lines) + 1
+        trace.torn, trace.torn_bytes = _torn(number, tail, "has no line end (the write was interrupted)"), tail
+    return trace
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = loads_strict(raw)
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _torn(number: int, raw: bytes, why: str) -> str:
+    return f"the last line (line {number}, {len(raw)} bytes) {why}; it was left out"
