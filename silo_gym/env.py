@@ -311,6 +311,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if api not in ("chat", "responses", "anthropic", "text"):
             raise ValueError(f'api must be one of chat, responses, anthropic, text; got {api!r}.')
         with ep.lock:
+            ep.acted = True
             ep.emit("model_step", {
                 "messages": messages,
                 "reply": reply,
@@ -656,8 +657,14 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         return "\n".join(self._transcript) + "\n"
 
     def close(self) -> None:
-        """End an unfinished episode as ``abort("Episode abandoned by close().")``."""
-        if self.episode is not None and not self.episode.done:
-            self._abandon("Episode abandoned by close().")
+        """End an unfinished episode: one that received an action (a call, a model turn) is ended
+        as ``abort("Episode abandoned by close().")``, graded and recorded; one that received
+        nothing (typically the episode a vector env auto-reset into) is discarded, neither graded
+        nor recorded, so run directories count the episodes played (gym-api.md, amended)."""
+        ep = self.episode
+        if ep is not None and not ep.done:
+            if ep.acted:
+                self._abandon("Episode abandoned by close().")
+            else:
+                ep.discard()
         super().close()
-

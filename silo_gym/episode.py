@@ -44,7 +44,9 @@ ACCEPTED_SHAPES = (
 )
 
 #: A listener receives every trace event dict (with ``seq``, ``type``, ``at``), then one end
-#: notification ``{"type": "episode_end", "result": dict | None, "stateDiff": dict, "run": dict}``.
+#: notification ``{"type": "episode_end", "result": dict | None, "stateDiff": dict | None, "run": dict}``
+#: (``None``: grading failed or the world was not graded), or ``{"type": "episode_discarded"}`` for
+#: an episode closed before it received anything (nothing of it is to be kept).
 Listener = Callable[[dict[str, Any]], None]
 
 
@@ -266,6 +268,9 @@ class Episode:
         #: deciding whether the agent is stuck inside a tool (silo-format §5.3, amended).
         self.running: tuple[int, Any] | None = None
         self._emit_lock = threading.Lock()  # seq stays whole if a stuck tool returns late
+        #: Whether the episode received anything from an agent (a call, an answer, a model turn);
+        #: ``close()`` discards an episode that did not (gym-api.md, amended).
+        self.acted = False
         self.done = False
         self.end: EpisodeEnd | None = None
         self.listeners = [fn for fn, _, _ in listeners]
@@ -349,6 +354,7 @@ class Episode:
         Returns ``(tool result dict, call_id, whether the result may hold a float)``.
         """
         self.tool_calls += 1
+        self.acted = True
         call_id = self.tool_calls
         listening = bool(self.listeners)
         if listening:
@@ -507,6 +513,7 @@ class Episode:
             if self.done:
                 raise RuntimeError("episode already finished")
             self.done = True
+            self.acted = True
             final_reason = self.limit_reason or reason or ("completed" if error is None else "agent_error")
             raw_output = output if is_json_compatible(output) else None
             text = text_form(output)
@@ -548,6 +555,20 @@ class Episode:
             if grading_error is not None:
                 raise grading_error
             return self.end
+
+    def discard(self) -> None:
+        """End an episode that received nothing from an agent without grading or recording it:
+        listeners get ``{"type": "episode_discarded"}`` (``RecordRun`` removes the run
+        directory), so counting run directories counts episodes played."""
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+            self.signal.set()
+            with self._emit_lock:
+                listeners, self.listeners = self.listeners, []
+            for fn in listeners:
+                fn({"type": "episode_discarded"})
 
     def end_ungraded(self, error: str, *, reason: str = "timeout") -> EpisodeEnd:
         """End the episode without grading or diffing it: a tool call is still running and may

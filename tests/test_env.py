@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import warnings
 
 import gymnasium as gym
@@ -517,9 +518,29 @@ def test_reset_abandons_episode_and_grades_it():
     assert end["result"]["error"] == "Episode abandoned by reset()."
     assert end["result"]["passed"] is True
     seen.clear()
+    env.step(SHIP)
     env.close()  # the fresh episode has no listener; closing still ends it
     assert env.episode.done and env.episode.end.error == "Episode abandoned by close()."
     assert seen == []
+
+
+def test_close_discards_an_episode_that_received_nothing(runs_dir):
+    """A run directory is an episode played: close() neither grades nor records an episode that
+    received no action (gym-api.md, amended); one that received any is abandoned and graded."""
+    env = RecordRun(SiloEnv("orders", "TASK-001"), runs_dir=runs_dir)
+    _, info = env.reset()
+    env.close()
+    assert env.unwrapped.episode.done and env.unwrapped.episode.end is None
+    assert not os.path.exists(info["run_dir"]) and os.listdir(runs_dir) == []
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(SHIP)
+    # A model turn counts as receiving something.
+    env = RecordRun(SiloEnv("orders", "TASK-001"), runs_dir=runs_dir)
+    _, info = env.reset()
+    env.unwrapped.log_model_step([{"role": "user", "content": "hi"}], {"role": "assistant", "content": "..."})
+    env.close()
+    assert env.unwrapped.episode.end.error == "Episode abandoned by close()."
+    assert sorted(os.listdir(info["run_dir"])) == ["result.json", "run.json", "state-diff.json", "trace.jsonl"]
 
 
 def test_environment_name_as_given_without_path(tmp_path, monkeypatch):

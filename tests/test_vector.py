@@ -220,10 +220,12 @@ def test_same_step_executes_every_action(mode: str, tmp_path: Path) -> None:
                 calls[i] = 0
     envs.close()
     sent = [sum(1 for row in SCHEDULE if row[i] is T) for i in range(3)]
+    # A sub-env whose last episode received no action before close() leaves no run for it.
+    played = [ep if calls[i] else ep[:-1] for i, ep in enumerate(episodes)]
     for i in range(3):
-        executed = sum(len(tool_call_events(tmp_path / run_id)) for run_id in episodes[i])
+        executed = sum(len(tool_call_events(tmp_path / run_id)) for run_id in played[i])
         assert executed == sent[i]
-    assert sorted(p.name for p in run_dirs(tmp_path)) == sorted(r for ep in episodes for r in ep)
+    assert sorted(p.name for p in run_dirs(tmp_path)) == sorted(r for ep in played for r in ep)
 
 
 def test_stock_next_step_ignores_the_action_after_an_end(tmp_path: Path) -> None:
@@ -445,14 +447,14 @@ def _check_recorded(envs: gym.vector.VectorEnv, runs: Path, steps: int) -> None:
             assert {p.name for p in Path(run_dir).iterdir()} == ARTIFACTS
         assert infos["_run_id"].tolist() == [True] * n
         seen += list(infos["run_id"])
-    envs.close()  # abandons the open episodes, which are recorded in full too
+    envs.close()  # the auto-reset episodes received no action: discarded, not graded runs
     assert len(set(seen)) == len(seen) == n * (steps + 1)
     dirs = run_dirs(runs)
-    assert sorted(p.name for p in dirs) == sorted(seen)
+    assert sorted(p.name for p in dirs) == sorted(seen[: n * steps])  # run directories = episodes played
     for d in dirs:
         assert {p.name for p in d.iterdir()} == ARTIFACTS
     reasons = [json.loads((d / "result.json").read_text())["terminationReason"] for d in dirs]
-    assert reasons.count("completed") == n * steps and reasons.count("agent_error") == n
+    assert reasons == ["completed"] * (n * steps)
 
 
 def test_record_runs_dir_under_the_entry_point(tmp_path: Path) -> None:

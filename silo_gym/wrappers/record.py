@@ -88,8 +88,12 @@ class _RunWriter:
         self._size = 0  # bytes of whole lines written
 
     def __call__(self, event: dict[str, Any]) -> None:
-        if event["type"] == "episode_end":
+        kind = event["type"]
+        if kind == "episode_end":
             self._end(event)
+            return
+        if kind == "episode_discarded":  # an episode that received no action (SiloEnv.close)
+            self.discard()
             return
         line = dumps_compact_bytes(event) if type(event) is not FloatFreeEvent else _fast_line(event)
         if self._fd is not None:
