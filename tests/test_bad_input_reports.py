@@ -146,10 +146,11 @@ def test_cli_collect_resolves_env_like_every_other_command(capsys: pytest.Captur
     assert not (tmp_path / "o").exists()
 
 
-def test_help_flag_on_a_command_prints_the_help(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["run", "--help"], ["init", "-h"], ["collect", "--help"]):
+def test_help_flag_on_a_command_prints_the_commands_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, prog in ((["run", "--help"], "silo-gym run"), (["init", "-h"], "silo-gym init"),
+                       (["collect", "--help"], "silo-gym collect"), (["data", "add", "x", "-h"], "silo-gym data add")):
         assert cli_main(argv) == 0
-        assert capsys.readouterr().out.startswith("silo-gym: Silo environments as Gymnasium environments")
+        assert capsys.readouterr().out.startswith(f"usage: {prog} [-h] ")
 
 
 def test_registration_warning_points_at_nothing_the_user_wrote_but_names_the_path(tmp_path: pathlib.Path) -> None:

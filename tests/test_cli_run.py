@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -12,7 +13,7 @@ import sys
 import pytest
 from conftest import ENVS_DIR, subprocess_env
 
-from silo_gym.cli import HELP, main
+from silo_gym.cli import HELP, build_parser, main
 from silo_gym.rounding import to_fixed
 
 ORDERS_AGENT = str(ENVS_DIR / "orders" / "agent.py")
@@ -159,10 +160,9 @@ def test_single_run_json(project, capsys):
     assert len(summary["runs"]) == 1
 
 
-@pytest.mark.parametrize("runs", ["0", "-4", "1"])
-def test_runs_below_one_count_as_one(project, capsys, runs):
+def test_one_run_by_default(project, capsys):
     code, out, _ = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", ORDERS_AGENT,
-                           f"--runs={runs}")
+                           "--runs=1")
     assert code == 0 and out.startswith("Task:        TASK-001")
     assert len(os.listdir(project / ".silo" / "runs")) == 1
 
@@ -172,17 +172,7 @@ def test_runs_below_one_count_as_one(project, capsys, runs):
     [
         (["run", "--task", "TASK-001"], "error: Missing --env.\n"),
         (["run", "--env", "orders"], "error: Missing --task.\n"),
-        (["run", "--env", "--task", "TASK-001"], "error: Missing --env.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--runs", "abc"], "error: --runs must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--runs", "2.5"], "error: --runs must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--runs"], "error: --runs must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--runs", "1_0"], "error: --runs must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--runs", "３"], "error: --runs must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--runs="], "error: --runs must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--max-tool-calls", "x"],
-         "error: --max-tool-calls must be a whole number.\n"),
-        (["run", "--env", "orders", "--task", "TASK-001", "--timeout-ms", "1e3"],
-         "error: --timeout-ms must be a whole number.\n"),
+        (["run", "--env=", "--task", "TASK-001"], "error: Missing --env.\n"),
         (["run", "--env", "orders", "--task", "TASK-404", "--agent", ORDERS_AGENT],
          'error: task_not_found: Task "TASK-404" was not found in orders.\n'),
         (["run", "--env", "../orders", "--task", "TASK-001"],
@@ -195,6 +185,68 @@ def test_errors(project, capsys, argv, message):
     code, out, err = run_cli(capsys, *argv)
     assert (code, out, err) == (1, "", message)
     assert not (project / ".silo").exists()
+
+
+RUN_USAGE = ("usage: silo-gym run [-h] --env E --task T [--agent PATH] [--runs N] [--max-tool-calls N]\n"
+             "                    [--timeout-ms MS] [--json]\n"
+             'Run "silo-gym run --help" for what each flag does and its default.\n')
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--runs", "0"], "--runs must be at least 1; got 0."),
+        (["--runs=-4"], "--runs must be at least 1; got -4."),
+        (["--runs", "-4"], "--runs must be at least 1; got -4."),
+        (["--max-tool-calls", "-1"], "--max-tool-calls must be at least 0; got -1."),
+        (["--timeout-ms", "-5"], "--timeout-ms must be at least 0; got -5."),
+        (["--runs", "abc"], "--runs must be a whole number."),
+        (["--runs", "2.5"], "--runs must be a whole number."),
+        (["--runs", "1_0"], "--runs must be a whole number."),
+        (["--runs", "３"], "--runs must be a whole number."),
+        (["--runs="], "--runs must be a whole number."),
+        (["--max-tool-calls", "x"], "--max-tool-calls must be a whole number."),
+        (["--timeout-ms", "1e3"], "--timeout-ms must be a whole number."),
+        (["--runs"], "--runs needs a value."),
+        (["--agent", "--runs", "2"], "--agent needs a value."),
+        (["--rnus", "2"], "Unknown flag --rnus for silo-gym run."),
+        (["--run", "2"], "Unknown flag --run for silo-gym run."),  # no prefix matching
+        (["--verbose"], "Unknown flag --verbose for silo-gym run."),
+        (["--json=yes"], '--json is a switch: give it alone or as --json=true / --json=false; got "yes".'),
+        (["extra"], 'Unexpected argument "extra" for silo-gym run.'),
+        (["-x"], 'Unexpected argument "-x" for silo-gym run.'),
+    ],
+)
+def test_flags_it_does_not_understand_are_refused_with_the_accepted_flags(project, capsys, flags, message):
+    code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", ORDERS_AGENT,
+                             *flags)
+    assert (code, out, err) == (1, "", f"error: {message}\n{RUN_USAGE}")
+    assert not (project / ".silo").exists()
+
+
+def test_a_flag_without_its_value_is_refused_even_when_required(project, capsys):
+    code, out, err = run_cli(capsys, "run", "--env", "--task", "TASK-001")
+    assert (code, out) == (1, "")
+    assert err == f"error: --env needs a value.\n{RUN_USAGE}"
+
+
+@pytest.mark.parametrize("value", ["-h", "--help=x", "-", "-x y"])
+def test_a_value_that_looks_like_a_flag_is_the_value(project, capsys, value):
+    # silo-format §10.1: the next token is the value unless it starts with "--"; "--k=v" takes anything.
+    flag = ["--agent", value] if not value.startswith("--") else [f"--agent={value}"]
+    code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", *flag)
+    assert (code, out) == (1, "")
+    assert err.startswith(f'error: agent_invalid: Agent "{value}" could not be imported')
+
+
+def test_switch_values(project, capsys):
+    base = ["run", "--env", "orders", "--task", "TASK-001", "--agent", ORDERS_AGENT]
+    for switch in (["--json"], ["--json=true"], ["--json", "true"]):
+        code, out, _ = run_cli(capsys, *base, *switch)
+        assert code == 0 and out.startswith('{\n  "groupId": '), switch
+    for switch in (["--json=false"], ["--json", "false"], ["--json", "--json=false"]):
+        code, out, _ = run_cli(capsys, *base, *switch)
+        assert code == 0 and out.startswith("Task:        TASK-001"), switch
 
 
 def test_unknown_environment_message(project, capsys):
@@ -231,6 +283,61 @@ def test_help(capsys, argv):
     code, out, err = run_cli(capsys, *argv)
     assert (code, out, err) == (0, HELP, "")
     assert "silo-gym run --env E --task T" in out
+
+
+def _leaves(parser):
+    if parser.commands is None:
+        yield parser
+        return
+    for child in parser.commands.choices.values():
+        yield from _leaves(child)
+
+
+def test_every_command_has_help_with_every_flag_and_its_default(capsys):
+    root = build_parser()
+    leaves = list(_leaves(root))
+    assert {p.prog for p in leaves} >= {"silo-gym run", "silo-gym list", "silo-gym init", "silo-gym env validate",
+                                         "silo-gym data add", "silo-gym task update", "silo-gym tool add",
+                                         "silo-gym verifier add", "silo-gym collect"}
+    for parser in leaves:
+        words = parser.prog.split()[1:]
+        code, out, err = run_cli(capsys, *words, "--help")
+        assert (code, err) == (0, "")
+        assert out.startswith(f"usage: {parser.prog} [-h]")
+        assert run_cli(capsys, "help", *words) == (0, out, "")
+        flat = " ".join(out.split())  # help text wraps
+        for action in parser.declared:
+            for option in action.option_strings:
+                assert option in out, (parser.prog, option)
+            if action.required and action.option_strings:
+                assert f"{action.help.split(' (required)')[0]} (required)" in flat
+            elif action.default not in (None, False, argparse.SUPPRESS):
+                assert f"(default: {action.default})" in flat, (parser.prog, action.dest)
+    code, out, _ = run_cli(capsys, "run", "--help")
+    flat = " ".join(out.split())
+    for text in ("--env E environment name (required)", "--agent PATH", "(default: ./silo.agent.py)",
+                 "--runs N", "(default: 1)", "--max-tool-calls N", "(default: 100)", "--timeout-ms MS",
+                 "(default: 120000)", "--json"):
+        assert text in flat
+
+
+def test_group_help_and_unknown_or_missing_subcommands(capsys):
+    code, out, _ = run_cli(capsys, "data", "--help")
+    assert code == 0 and out.startswith("usage: silo-gym data [-h] <command> ...")
+    for sub in ("list", "show", "add", "update", "remove"):
+        assert f"    {sub} " in out
+    assert run_cli(capsys, "data", "frobnicate", "--env", "demo") == (
+        1, "", 'error: unknown command "data frobnicate". Run "silo-gym data --help".\n')
+    assert run_cli(capsys, "data") == (
+        1, "", 'error: Missing <command>. Run "silo-gym data --help" (silo-gym data list|show|add|update|remove).\n')
+    assert run_cli(capsys, "env", "--env", "demo")[2].startswith("error: Missing <command>.")
+
+
+def test_version(capsys):
+    from silo_gym import __version__
+
+    assert run_cli(capsys, "--version") == (0, f"silo-gym {__version__}\n", "")
+    assert "silo-gym --version" in HELP
 
 
 def test_list_text(project, capsys):

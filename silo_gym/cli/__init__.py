@@ -1,83 +1,145 @@
 """The ``silo-gym`` command line (silo-format §10): a thin shell over the library.
 
-Each command group lives in its own module and registers a handler in :data:`COMMANDS`:
-``handler(args) -> exit code``. Errors are printed here, once, in the spec's format.
+Each command group lives in its own module, listed in :data:`COMMAND_MODULES`, with a
+``register(commands)`` function that adds its argparse parser(s) to ``commands`` (the subparsers
+of ``silo-gym``; see :func:`~silo_gym.cli.parser.add_group` for ``silo-gym <group> <command>``)
+and sets the handler with ``parser.set_defaults(handler=fn)``: ``fn(args) -> exit code``, where
+``args`` is the parsed ``argparse.Namespace``. ``set_defaults(plain_errors=True)`` prints a
+``SiloError`` without its code, as ``init`` does (§10.1).
+
+To add a command: write its module, add the module's name to :data:`COMMAND_MODULES`. Every
+module is imported to build the parser, so keep heavy or optional imports inside the handler.
+Parsing follows :mod:`silo_gym.cli.parser`; errors are printed here, once, in the spec's format.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import SiloError
-from .args import Args, UsageError, parse_args
+from .parser import HELP_WIDTH, CommandParser, FlagError, HelpRequested, UsageError
 
-__all__ = ["COMMANDS", "HELP", "main"]
+__all__ = ["COMMAND_MODULES", "HELP", "build_parser", "main", "overview"]
 
-HELP = """silo-gym: Silo environments as Gymnasium environments
+#: The modules under ``silo_gym.cli`` that register commands, in the order of the help text.
+COMMAND_MODULES: tuple[str, ...] = (
+    "run_cmd",
+    "authoring",
+    "collect_cmd",
+)
 
-Usage:
-  silo-gym list [--env E] [--json]                  environments, tasks and their Gymnasium ids
-  silo-gym run --env E --task T [--agent path.py[:name]] [--runs N]
-               [--max-tool-calls 100] [--timeout-ms 120000] [--json]
-  silo-gym init <name> [--template blank|crm] [--tools a,b] [--json]
-  silo-gym env validate --env E [--json]
-  silo-gym data list|show|add|update|remove ... --env E
-  silo-gym task list|show|add|update|remove ... --env E
-  silo-gym tool list|add ... --env E
-  silo-gym verifier list|add ... --env E
-  silo-gym collect --env E --policy random|path.py[:name] --out DIR [--tasks T1,T2]
-               [--episodes-per-task N] [--format jsonl,parquet,hf] [--seed S] [--runs-dir D]
-               [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--max-retries N]
-  silo-gym help
-
-Gymnasium ids: silo/<env>-<TASK> for one task, silo/<env> for the whole environment.
-"""
-
-Handler = Callable[[Args], int]
-#: command name -> (handler, whether SiloErrors print without their code, as ``init`` does)
-COMMANDS: dict[str, tuple[Handler, bool]] = {}
+_TITLE = "silo-gym: Silo environments as Gymnasium environments"
 
 
-def command(name: str, plain_errors: bool = False) -> Callable[[Handler], Handler]:
-    """Register a command handler under ``name``."""
+def _version() -> str:
+    from .. import __version__
 
-    def wrap(fn: Handler) -> Handler:
-        COMMANDS[name] = (fn, plain_errors)
-        return fn
-
-    return wrap
+    return __version__
 
 
-def _load_commands() -> None:
-    # Importing the modules registers their commands.
-    from . import run_cmd  # noqa: F401
+def build_parser() -> CommandParser:
+    """The whole command tree: ``silo-gym`` with every command module's commands registered."""
+    root = CommandParser(prog="silo-gym", description=_TITLE)
+    root.add_argument("--version", action="version", version=f"silo-gym {_version()}",
+                      help="print the version and exit")
+    commands = root.add_subparsers(title="commands", metavar="<command>")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(commands)
+    return root
 
-    for optional_module in ("authoring", "collect_cmd"):
-        try:
-            __import__(f"{__name__}.{optional_module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{optional_module}":
-                raise
+
+def _leaves(parser: CommandParser) -> Iterator[CommandParser]:
+    if parser.commands is None:
+        yield parser
+        return
+    for child in parser.commands.choices.values():
+        yield from _leaves(child)
+
+
+def overview(root: CommandParser) -> str:
+    """The text of ``silo-gym --help``: the usage of every command."""
+    import argparse
+
+    lines = [_TITLE, "", "Usage:"]
+    for leaf in _leaves(root):
+        formatter = argparse.HelpFormatter(leaf.prog, width=HELP_WIDTH)
+        actions = [a for a in leaf.declared if "--help" not in a.option_strings]
+        formatter.add_usage(None, actions, [], prefix="  ")
+        lines.append(formatter.format_help().rstrip("\n"))
+    lines += [
+        "  silo-gym --version",
+        "  silo-gym help [<command>]",
+        "",
+        'Run "silo-gym <command> --help" for what each flag does and its default.',
+        "Gymnasium ids: silo/<env>-<TASK> for one task, silo/<env> for the whole environment.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HELP":  # built on use: it imports every command module
+        return overview(build_parser())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _UnknownCommand(Exception):
+    pass
+
+
+def _resolve(root: CommandParser, tokens: list[str]) -> tuple[CommandParser, list[str]]:
+    """Walk ``tokens`` down the command tree; returns the command's parser and its tokens."""
+    parser, rest = root, tokens
+    while parser.commands is not None:
+        choices = parser.commands.choices
+        if parser is not root and (not rest or rest[0] == "" or (rest[0].startswith("-") and rest[0] not in (
+                "-h", "--help"))):
+            raise UsageError(f'Missing <command>. Run "{parser.prog} --help" '
+                             f'({parser.prog} {"|".join(choices)}).')
+        if rest[0] in ("-h", "--help"):
+            raise HelpRequested(parser)
+        child = choices.get(rest[0])
+        if child is None:
+            name = f"{parser.prog} {rest[0]}".removeprefix(root.prog + " ")
+            raise _UnknownCommand(f'unknown command "{name}". Run "{parser.prog} --help".')
+        parser, rest = child, rest[1:]
+    return parser, rest
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 success, 1 error)."""
+    """Run the command line; returns the exit code (0 success, 1 error, 130 interrupted)."""
     tokens = list(sys.argv[1:] if argv is None else argv)
-    if not tokens or tokens[0] in ("--help", "-h", "help") or "--help" in tokens or "-h" in tokens:
-        sys.stdout.write(HELP)
+    if tokens[:1] == ["--version"]:
+        sys.stdout.write(f"silo-gym {_version()}\n")
         return 0
-    _load_commands()
-    name = tokens[0]
-    entry = COMMANDS.get(name)
-    if entry is None:
-        sys.stderr.write(f'error: unknown command "{name}". Run "silo-gym --help".\n')
-        return 1
-    handler, plain = entry
+    if tokens[:1] == ["help"] and len(tokens) > 1:
+        tokens = [*tokens[1:], "--help"]
+    root = build_parser()
+    if not tokens or tokens[0] in ("--help", "-h", "help"):
+        sys.stdout.write(overview(root))
+        return 0
+    parser = root
+    plain = False
     try:
-        return handler(parse_args(tokens[1:]))
+        parser, rest = _resolve(root, tokens)
+        args = parser.parse_tokens(rest)
+        plain = bool(getattr(args, "plain_errors", False))
+        code: int = args.handler(args)
+        return code
+    except HelpRequested as request:
+        sys.stdout.write(request.parser.format_help())
+        return 0
+    except _UnknownCommand as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
     except SiloError as exc:
         sys.stderr.write(f"error: {exc.message}\n" if plain else f"error: {exc.code}: {exc.message}\n")
+        return 1
+    except FlagError as exc:
+        sys.stderr.write(f"error: {exc}\n{parser.format_usage()}"
+                         f'Run "{parser.prog} --help" for what each flag does and its default.\n')
         return 1
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")

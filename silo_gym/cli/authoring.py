@@ -3,6 +3,7 @@ and ``verifier``. They share the stores of :mod:`silo_gym.store` with the projec
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from ..jsonfmt import dumps_pretty, loads_strict
 from ..loader import open_environment
 from ..scaffold import (
+    TEMPLATES,
     PromptAborted,
     describe_init,
     init_environment,
@@ -21,60 +23,44 @@ from ..scaffold import (
 from ..store import DataStore, EnvironmentRef, TaskStore, check_writable, resolve_environment
 from ..tools import tool_list
 from ..validate_env import format_report, validate
-from . import command
-from .args import Args, UsageError
+from .parser import CommandParser, Commands, UsageError, add_group
 
-__all__: list[str] = []
+__all__ = ["register"]
 
 
 def _out(text: str) -> None:
     sys.stdout.write(text)
 
 
-def _emit(args: Args, payload: Any, text: str) -> int:
-    _out(dumps_pretty(payload) if args.boolean("json") else text + "\n")
+def _emit(args: argparse.Namespace, payload: Any, text: str) -> int:
+    _out(dumps_pretty(payload) if args.json else text + "\n")
     return 0
 
 
-def _subcommand(group: str, args: Args, allowed: tuple[str, ...]) -> str:
-    if not args.positionals or args.positionals[0] == "":
-        raise UsageError(f"Missing <command>. Run \"silo-gym --help\" (silo-gym {group} {'|'.join(allowed)}).")
-    sub = args.positionals[0]
-    if sub not in allowed:
-        raise UsageError(f'unknown command "{group} {sub}". Run "silo-gym --help".')
-    return sub
-
-
-def _environment(args: Args, writes: bool) -> EnvironmentRef:
+def _environment(args: argparse.Namespace, writes: bool) -> EnvironmentRef:
     """Resolve ``--env``; a command that writes refuses a shipped environment first (§10.1)."""
-    env = resolve_environment(args.require("env"))
+    env = resolve_environment(args.env)
     if writes:
         check_writable(env)
     return env
 
 
-def _rest(args: Args) -> Args:
-    """The arguments after the subcommand."""
-    return Args(positionals=args.positionals[1:], flags=args.flags)
-
-
 # --- init ----------------------------------------------------------------------------------------
 
 
-@command("init", plain_errors=True)
-def init_command(args: Args) -> int:
-    template = args.flag("template")
-    tools_flag = args.flag("tools")
-    tools = split_list(tools_flag)
-    if not args.positionals and sys.stdin.isatty():
+def init_command(args: argparse.Namespace) -> int:
+    template: str | None = args.template
+    tools = split_list(args.tools)
+    if args.name is None and sys.stdin.isatty():
         try:
             result = interactive_init(sys.stdin, sys.stdout, None, template,
-                                      tools if tools_flag is not None else None)
+                                      tools if args.tools is not None else None)
         except PromptAborted:
             raise UsageError("Missing <name>.") from None
     else:
-        name = args.positional(0, "name")
-        result = init_environment(name, template if template is not None else "blank", tools)
+        if not args.name:
+            raise UsageError("Missing <name>.")
+        result = init_environment(args.name, template if template is not None else "blank", tools)
     text, payload = describe_init(result)
     return _emit(args, payload, text)
 
@@ -82,11 +68,9 @@ def init_command(args: Args) -> int:
 # --- env validate --------------------------------------------------------------------------------
 
 
-@command("env")
-def env_command(args: Args) -> int:
-    _subcommand("env", args, ("validate",))
-    report = validate(args.require("env"))
-    if args.boolean("json"):
+def validate_command(args: argparse.Namespace) -> int:
+    report = validate(args.env)
+    if args.json:
         _out(dumps_pretty(report.to_json()))
     else:
         _out(format_report(report))
@@ -96,9 +80,9 @@ def env_command(args: Args) -> int:
 # --- data ----------------------------------------------------------------------------------------
 
 
-def _content(args: Args) -> Any:
-    file_flag = args.flag("file")
-    data_flag = args.flag("data")
+def _content(args: argparse.Namespace) -> Any:
+    file_flag: str | None = args.file
+    data_flag: str | None = args.data
     if file_flag is not None and data_flag is not None:
         raise UsageError("Pass either --file or --data, not both.")
     if file_flag is None and data_flag is None:
@@ -110,118 +94,124 @@ def _content(args: Args) -> Any:
         raise UsageError(f"Content is not valid JSON: {exc}") from None
 
 
-@command("data")
-def data_command(args: Args) -> int:
-    sub = _subcommand("data", args, ("list", "show", "add", "update", "remove"))
-    rest = _rest(args)
-    store = DataStore(_environment(args, sub in ("add", "update", "remove")))
-    if sub == "list":
-        entries = store.list()
-        if args.boolean("json"):
-            _out(dumps_pretty(entries))
-        elif not entries:
-            _out("No datasets.\n")
-        else:
-            _out("".join(f"{e['name']}\t{e['file']}\t{e['bytes']}B\n" for e in entries))
-        return 0
-    name = rest.positional(0, "name")
-    if sub == "show":
-        _out(dumps_pretty(store.get(name)))
-        return 0
-    if sub == "remove":
-        file = store.remove(name)
-        return _emit(args, {"ok": True, "action": "remove", "name": name, "file": file}, f"Removed {file}")
-    value = _content(args)
-    if sub == "add":
-        file = store.add(name, value)
-        return _emit(args, {"ok": True, "action": "add", "name": name, "file": file}, f"Created {file}")
-    file = store.update(name, value)
-    return _emit(args, {"ok": True, "action": "update", "name": name, "file": file}, f"Updated {file}")
+def data_list(args: argparse.Namespace) -> int:
+    entries = DataStore(_environment(args, False)).list()
+    if args.json:
+        _out(dumps_pretty(entries))
+    elif not entries:
+        _out("No datasets.\n")
+    else:
+        _out("".join(f"{e['name']}\t{e['file']}\t{e['bytes']}B\n" for e in entries))
+    return 0
+
+
+def data_show(args: argparse.Namespace) -> int:
+    _out(dumps_pretty(DataStore(_environment(args, False)).get(args.name)))
+    return 0
+
+
+def data_add(args: argparse.Namespace) -> int:
+    store = DataStore(_environment(args, True))
+    file = store.add(args.name, _content(args))
+    return _emit(args, {"ok": True, "action": "add", "name": args.name, "file": file}, f"Created {file}")
+
+
+def data_update(args: argparse.Namespace) -> int:
+    store = DataStore(_environment(args, True))
+    file = store.update(args.name, _content(args))
+    return _emit(args, {"ok": True, "action": "update", "name": args.name, "file": file}, f"Updated {file}")
+
+
+def data_remove(args: argparse.Namespace) -> int:
+    file = DataStore(_environment(args, True)).remove(args.name)
+    return _emit(args, {"ok": True, "action": "remove", "name": args.name, "file": file}, f"Removed {file}")
 
 
 # --- task ----------------------------------------------------------------------------------------
 
 
-def _task_id(rest: Args) -> str:
-    positional = rest.optional_positional(0)
-    if positional is not None:
-        return positional
-    flag = rest.flag("id")
-    return flag if flag is not None else ""
+def _task_id(args: argparse.Namespace) -> str:
+    """The id from the positional, else from ``--id``, else ``""``."""
+    if args.id:
+        return str(args.id)
+    return str(args.id_flag) if args.id_flag is not None else ""
 
 
-@command("task")
-def task_command(args: Args) -> int:
-    sub = _subcommand("task", args, ("list", "show", "add", "update", "remove"))
-    rest = _rest(args)
-    store = TaskStore(_environment(args, sub in ("add", "update", "remove")))
-    if sub == "list":
-        tasks = store.list()
-        if args.boolean("json"):
-            _out(dumps_pretty([t.to_json() for t in tasks]))
-        elif not tasks:
-            _out("No tasks.\n")
-        else:
-            _out("".join(f"{t.id}\t{t.difficulty}\t{t.verifier_id}\t{t.title}\n" for t in tasks))
-        return 0
-    if sub == "show":
-        _out(dumps_pretty(store.get(rest.positional(0, "id")).to_json()))
-        return 0
-    if sub == "remove":
-        task_id = rest.positional(0, "id")
-        file = store.remove(task_id)
-        return _emit(args, {"ok": True, "action": "remove", "id": task_id, "file": file}, f"Removed {file}")
-    if sub == "add":
-        raw: dict[str, Any] = {
-            "id": _task_id(rest),
-            "title": args.flag("title") or "",
-            "instruction": args.flag("instruction") or "",
-            "verifierId": args.flag("verifier") or "",
-            "difficulty": args.flag("difficulty") if args.flag("difficulty") is not None else "unspecified",
-            "entities": split_list(args.flag("entities")),
-        }
-        file = store.add(raw)
-        task = store.get(raw["id"]).to_json()
-        return _emit(args, {"ok": True, "action": "add", "task": task, "file": file}, f"Created {file}")
-    # update: merge the given fields over the stored task
-    task_id = _task_id(rest)
+def task_list(args: argparse.Namespace) -> int:
+    tasks = TaskStore(_environment(args, False)).list()
+    if args.json:
+        _out(dumps_pretty([t.to_json() for t in tasks]))
+    elif not tasks:
+        _out("No tasks.\n")
+    else:
+        _out("".join(f"{t.id}\t{t.difficulty}\t{t.verifier_id}\t{t.title}\n" for t in tasks))
+    return 0
+
+
+def task_show(args: argparse.Namespace) -> int:
+    _out(dumps_pretty(TaskStore(_environment(args, False)).get(args.id).to_json()))
+    return 0
+
+
+def task_add(args: argparse.Namespace) -> int:
+    store = TaskStore(_environment(args, True))
+    raw: dict[str, Any] = {
+        "id": _task_id(args),
+        "title": args.title or "",
+        "instruction": args.instruction or "",
+        "verifierId": args.verifier or "",
+        "difficulty": args.difficulty,
+        "entities": split_list(args.entities),
+    }
+    file = store.add(raw)
+    task = store.get(raw["id"]).to_json()
+    return _emit(args, {"ok": True, "action": "add", "task": task, "file": file}, f"Created {file}")
+
+
+def task_update(args: argparse.Namespace) -> int:
+    """Merge the given fields over the stored task (fields not given are kept)."""
+    store = TaskStore(_environment(args, True))
+    task_id = _task_id(args)
     if not task_id:
         raise UsageError("Missing <id>.")
     stored = store.get(task_id).to_json()
-    for flag_name, key in (("title", "title"), ("instruction", "instruction"), ("verifier", "verifierId"),
-                           ("difficulty", "difficulty")):
-        value = args.flag(flag_name)
+    for dest, key in (("title", "title"), ("instruction", "instruction"), ("verifier", "verifierId"),
+                      ("difficulty", "difficulty")):
+        value = getattr(args, dest)
         if value is not None:
             stored[key] = value
-    entities = args.flag("entities")
-    if entities is not None:
-        stored["entities"] = split_list(entities)
+    if args.entities is not None:
+        stored["entities"] = split_list(args.entities)
     file = store.update(stored)
     task = store.get(task_id).to_json()
     return _emit(args, {"ok": True, "action": "update", "task": task, "file": file}, f"Updated {file}")
 
 
+def task_remove(args: argparse.Namespace) -> int:
+    file = TaskStore(_environment(args, True)).remove(args.id)
+    return _emit(args, {"ok": True, "action": "remove", "id": args.id, "file": file}, f"Removed {file}")
+
+
 # --- tool ----------------------------------------------------------------------------------------
 
 
-@command("tool")
-def tool_command(args: Args) -> int:
-    sub = _subcommand("tool", args, ("list", "add"))
-    rest = _rest(args)
-    env = _environment(args, sub == "add")
-    if sub == "list":
-        opened = open_environment(env.name, fresh=True)
-        tools = tool_list(opened.module.bind_tools(opened.module.create_state()))
-        if args.boolean("json"):
-            _out(dumps_pretty(tools))
-        elif not tools:
-            _out("No tools.\n")
-        else:
-            _out("".join(f"{t['name']}\t{t['description']}\n" for t in tools))
-        return 0
-    name = rest.positional(0, "name")
-    result = scaffold_tool(env, name, args.flag("description"), args.flag("state"))
-    payload = {"ok": True, "action": "add", "name": name, "created": result.created,
+def tool_list_command(args: argparse.Namespace) -> int:
+    env = _environment(args, False)
+    opened = open_environment(env.name, fresh=True)
+    tools = tool_list(opened.module.bind_tools(opened.module.create_state()))
+    if args.json:
+        _out(dumps_pretty(tools))
+    elif not tools:
+        _out("No tools.\n")
+    else:
+        _out("".join(f"{t['name']}\t{t['description']}\n" for t in tools))
+    return 0
+
+
+def tool_add(args: argparse.Namespace) -> int:
+    env = _environment(args, True)
+    result = scaffold_tool(env, args.name, args.description, args.state)
+    payload = {"ok": True, "action": "add", "name": args.name, "created": result.created,
                "registeredIn": result.registered_in, "identifier": result.identifier}
     text = f"Created {result.created} and registered {result.identifier} in {result.registered_in}"
     return _emit(args, payload, text)
@@ -230,28 +220,109 @@ def tool_command(args: Args) -> int:
 # --- verifier ------------------------------------------------------------------------------------
 
 
-@command("verifier")
-def verifier_command(args: Args) -> int:
-    sub = _subcommand("verifier", args, ("list", "add"))
-    rest = _rest(args)
-    env = _environment(args, sub == "add")
-    if sub == "list":
-        opened = open_environment(env.name, fresh=True)
-        rows = [
-            {"id": getattr(v, "id", None), "taskId": getattr(v, "task_id", None), "name": getattr(v, "name", None)}
-            for v in opened.module.verifiers
-        ]
-        if args.boolean("json"):
-            _out(dumps_pretty(rows))
-        elif not rows:
-            _out("No verifiers.\n")
-        else:
-            _out("".join(f"{r['id']}\t{r['taskId']}\t{r['name']}\n" for r in rows))
-        return 0
-    verifier_id = rest.positional(0, "id")
-    task_id = args.require("task")
-    result = scaffold_verifier(env, verifier_id, task_id, args.flag("name"), args.flag("state"))
-    payload = {"ok": True, "action": "add", "id": verifier_id, "created": result.created,
+def verifier_list(args: argparse.Namespace) -> int:
+    env = _environment(args, False)
+    opened = open_environment(env.name, fresh=True)
+    rows = [
+        {"id": getattr(v, "id", None), "taskId": getattr(v, "task_id", None), "name": getattr(v, "name", None)}
+        for v in opened.module.verifiers
+    ]
+    if args.json:
+        _out(dumps_pretty(rows))
+    elif not rows:
+        _out("No verifiers.\n")
+    else:
+        _out("".join(f"{r['id']}\t{r['taskId']}\t{r['name']}\n" for r in rows))
+    return 0
+
+
+def verifier_add(args: argparse.Namespace) -> int:
+    env = _environment(args, True)
+    result = scaffold_verifier(env, args.id, args.task, args.name, args.state)
+    payload = {"ok": True, "action": "add", "id": args.id, "created": result.created,
                "registeredIn": result.registered_in, "identifier": result.identifier}
     text = f"Created {result.created} and registered {result.identifier} in {result.registered_in}"
     return _emit(args, payload, text)
+
+
+# --- registration --------------------------------------------------------------------------------
+
+
+def _command(commands: Commands, name: str, about: str, handler: Any, *, env: bool = True,
+             json: str | None = "print the result as JSON") -> CommandParser:
+    """A parser with the shared ``--env`` (first, required) and ``--json`` flags."""
+    p: CommandParser = commands.add_parser(name, help=about, description=about)
+    if env:
+        p.add_argument("--env", metavar="E", required=True, help="environment name")
+    if json is not None:
+        p.add_argument("--json", action="store_true", help=json)
+    p.set_defaults(handler=handler)
+    return p
+
+
+def _content_flags(p: CommandParser) -> None:
+    p.add_argument("--file", metavar="PATH", help="read the dataset from this JSON file")
+    p.add_argument("--data", metavar="JSON", help="the dataset as JSON text")
+
+
+def _task_flags(p: CommandParser, adding: bool) -> None:
+    p.add_argument("id", nargs="?", help="task id (or --id)")
+    p.add_argument("--id", metavar="ID", dest="id_flag", help="task id, when not given as the positional")
+    p.add_argument("--title", metavar="TEXT", help="the task's title")
+    p.add_argument("--instruction", metavar="TEXT", help="the text the agent receives")
+    p.add_argument("--verifier", metavar="ID", help="the id of the verifier that grades it")
+    p.add_argument("--difficulty", metavar="D", default="unspecified" if adding else None,
+                   help="easy, medium, hard or any text")
+    p.add_argument("--entities", metavar="A,B", help="ids the task concerns, comma-separated")
+
+
+def register(commands: Commands) -> None:
+    """``init``, ``env validate``, ``data``, ``task``, ``tool`` and ``verifier`` (silo-format §10.2)."""
+    p = _command(commands, "init", "scaffold an environment in .silo/environments (silo-format §12.4)",
+                 init_command, env=False)
+    p.add_argument("name", nargs="?", help="environment name (asked for on a terminal when left out)")
+    p.add_argument("--template", metavar="T", help=f"{' or '.join(TEMPLATES)}; blank when not given")
+    p.add_argument("--tools", metavar="A,B", help="tool packs to record in the manifest, comma-separated")
+    p.set_defaults(plain_errors=True)
+
+    group = add_group(commands, "env", "check an environment")
+    _command(group, "validate", "validate an environment and print its findings (silo-format §9)",
+             validate_command, json="print the report as JSON")
+
+    group = add_group(commands, "data", "datasets: data/<name>.json")
+    _command(group, "list", "list the datasets", data_list)
+    p = _command(group, "show", "print a dataset as JSON", data_show, json="accepted; the output is always JSON")
+    p.add_argument("name", help="dataset name")
+    for name, about, handler in (("add", "create a dataset", data_add),
+                                 ("update", "replace a dataset", data_update)):
+        p = _command(group, name, about, handler)
+        p.add_argument("name", help="dataset name")
+        _content_flags(p)
+    p = _command(group, "remove", "remove a dataset", data_remove)
+    p.add_argument("name", help="dataset name")
+
+    group = add_group(commands, "task", "tasks: tasks/<id>.json")
+    _command(group, "list", "list the tasks, sorted by id", task_list)
+    p = _command(group, "show", "print a task as JSON", task_show, json="accepted; the output is always JSON")
+    p.add_argument("id", help="task id")
+    _task_flags(_command(group, "add", "create a task", task_add), adding=True)
+    _task_flags(_command(group, "update", "change the given fields of a task", task_update), adding=False)
+    p = _command(group, "remove", "remove a task", task_remove)
+    p.add_argument("id", help="task id")
+
+    group = add_group(commands, "tool", "tools the agent calls")
+    _command(group, "list", "list the bound tools", tool_list_command)
+    p = _command(group, "add", "scaffold a tool and register it (silo-format §12.5)", tool_add)
+    p.add_argument("name", help="tool name")
+    p.add_argument("--description", metavar="TEXT",
+                   help='what the agent is told the tool does (default: "TODO: describe what <name> does.")')
+    p.add_argument("--state", metavar="T", help="the State type to annotate (default: found in state.py)")
+
+    group = add_group(commands, "verifier", "verifiers that grade the tasks")
+    _command(group, "list", "list the verifiers", verifier_list)
+    p = _command(group, "add", "scaffold a verifier and register it (silo-format §12.5)", verifier_add)
+    p.add_argument("id", help="verifier id")
+    p.add_argument("--task", metavar="T", required=True, help="the id of the task it grades")
+    p.add_argument("--name", metavar="TEXT",
+                   help='what the verifier proves (default: "TODO: name what <id> proves.")')
+    p.add_argument("--state", metavar="T", help="the State type to annotate (default: found in state.py)")

@@ -21,6 +21,7 @@ for the run). ``--max-retries`` (default 2) applies to both backends.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Any
@@ -29,63 +30,45 @@ from ..data import BACKENDS, collect, preference_pairs, write
 from ..data.io import FORMATS
 from ..loader import find_environment
 from ..rounding import to_fixed
-from . import command
-from .args import Args, UsageError
+from .parser import Commands, UsageError, count, non_negative, number_above_zero, whole_number
 
-__all__ = ["collect_command"]
+__all__ = ["collect_command", "register"]
 
 
-def _list_flag(args: Args, name: str) -> list[str]:
-    value = args.flag(name)
+def _list_flag(value: str | None) -> list[str]:
     if value is None:
         return []
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-@command("collect")
-def collect_command(args: Args) -> int:
+def collect_command(args: argparse.Namespace) -> int:
     # --env resolves through the known environments like every other command (silo-format §10.1).
-    env_name = find_environment(args.require("env")).name
-    policy = args.require("policy")
-    out = args.require("out")
-    tasks = _list_flag(args, "tasks")
-    formats = _list_flag(args, "format") or ["jsonl"]
+    env_name = find_environment(args.env).name
+    policy: str = args.policy
+    out: str = args.out
+    tasks = _list_flag(args.tasks)
+    formats = _list_flag(args.format) or ["jsonl"]
     for fmt in formats:
         if fmt not in FORMATS:
             raise UsageError(f'--format must be a comma-separated list of {", ".join(FORMATS)}; got "{fmt}".')
-    episodes = args.integer("episodes-per-task", 1)
-    if episodes < 1:
-        raise UsageError("--episodes-per-task must be at least 1.")
-    seed = args.integer("seed", 0)
-    max_pairs = args.integer("max-pairs-per-task", -1)
+    episodes: int = args.episodes_per_task
+    seed: int = args.seed
+    max_pairs: int | None = args.max_pairs_per_task
     env_kwargs: dict[str, Any] = {}
-    if "max-tool-calls" in args.flags:
-        env_kwargs["max_tool_calls"] = args.integer("max-tool-calls", 100)
-    if "timeout-ms" in args.flags:
-        env_kwargs["timeout_ms"] = args.integer("timeout-ms", 120000)
-    runs_dir = args.flag("runs-dir")
-    backend = args.flag("backend") or "local"
+    if args.max_tool_calls is not None:
+        env_kwargs["max_tool_calls"] = args.max_tool_calls
+    if args.timeout_ms is not None:
+        env_kwargs["timeout_ms"] = args.timeout_ms
+    runs_dir: str | None = args.runs_dir
+    backend: str = args.backend or "local"
     if backend not in BACKENDS:
         raise UsageError(f'--backend must be local or ray; got "{backend}".')
-    max_retries = args.integer("max-retries", 2)
-    if max_retries < 0:
-        raise UsageError("--max-retries must be at least 0.")
-    num_workers: int | None = None
-    if "num-workers" in args.flags:
-        num_workers = args.integer("num-workers", 1)
-        if num_workers < 1:
-            raise UsageError("--num-workers must be at least 1.")
-    ray_address = args.flag("ray-address")
+    max_retries: int = args.max_retries
+    num_workers: int | None = args.num_workers
+    ray_address: str | None = args.ray_address
     actor_options: dict[str, Any] | None = None
-    if "worker-cpus" in args.flags:
-        text = args.flag("worker-cpus") or ""
-        try:
-            cpus = float(text)
-        except ValueError:
-            cpus = -1.0
-        if not cpus > 0 or cpus == float("inf"):
-            raise UsageError("--worker-cpus must be a number above 0.")
-        actor_options = {"num_cpus": cpus}
+    if args.worker_cpus is not None:
+        actor_options = {"num_cpus": args.worker_cpus}
     if backend == "local" and (ray_address is not None or (num_workers or 1) > 1 or actor_options):
         raise UsageError("--num-workers, --ray-address and --worker-cpus need --backend ray.")
     if backend == "ray":
@@ -130,7 +113,7 @@ def collect_command(args: Args) -> int:
     finally:
         if progress_bar is not None:
             progress_bar.close()
-    pairs = preference_pairs(rows, None if max_pairs < 0 else max_pairs)
+    pairs = preference_pairs(rows, max_pairs)
     files = write(rows, out, formats, name="episodes") + write(pairs, out, formats, name="pairs")
 
     by_task: dict[str, list[dict[str, Any]]] = {}
@@ -153,3 +136,34 @@ def collect_command(args: Args) -> int:
     lines += [f"  {os.path.relpath(f) if not os.path.isabs(out) else f}" for f in files]
     sys.stdout.write("\n".join(lines) + "\n")
     return 1 if rows and failed == len(rows) else 0
+
+
+def register(commands: Commands) -> None:
+    """``silo-gym collect``."""
+    about = "play episodes with a policy and write them, with preference pairs, as a data set"
+    p = commands.add_parser("collect", help=about, description=about)
+    p.add_argument("--env", metavar="E", required=True, help="environment name")
+    p.add_argument("--policy", metavar="POLICY", required=True,
+                   help="random, or path.py[:name] (a policy, or a factory of one)")
+    p.add_argument("--out", metavar="DIR", required=True, help="directory to write the data set into")
+    p.add_argument("--tasks", metavar="T1,T2", help="task ids, comma-separated (default: every task)")
+    p.add_argument("--episodes-per-task", metavar="N", type=count, default=1, help="episodes per task")
+    p.add_argument("--format", metavar="F1,F2", default="jsonl",
+                   help=f"file formats, comma-separated: {', '.join(FORMATS)}")
+    p.add_argument("--seed", metavar="S", type=whole_number, default=0, help="seed of the first episode")
+    p.add_argument("--runs-dir", metavar="DIR", help="where run directories go (default: none are written)")
+    p.add_argument("--max-tool-calls", metavar="N", type=non_negative,
+                   help="tool calls allowed per episode (default: the environment's, 100)")
+    p.add_argument("--timeout-ms", metavar="MS", type=non_negative,
+                   help="time allowed per episode in milliseconds (default: the environment's, 120000)")
+    p.add_argument("--max-pairs-per-task", metavar="N", type=non_negative,
+                   help="preference pairs kept per task (default: all)")
+    p.add_argument("--backend", metavar="B", default="local", help="local or ray")
+    p.add_argument("--num-workers", metavar="N", type=count,
+                   help="Ray workers (default: the cluster's CPUs / --worker-cpus)")
+    p.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster (default: RAY_ADDRESS, else local)")
+    p.add_argument("--worker-cpus", metavar="X", type=number_above_zero,
+                   help="CPUs each Ray worker reserves (default: 1)")
+    p.add_argument("--max-retries", metavar="N", type=non_negative, default=2,
+                   help="attempts after a failed episode")
+    p.set_defaults(handler=collect_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -14,10 +15,12 @@ from ..registration import environment_ids
 from ..rounding import to_fixed
 from ..runner import RunResult, run_task
 from ..wrappers.record import new_run_id
-from . import command
-from .args import Args
+from .parser import Commands, count, non_negative
 
-__all__ = ["format_single_run", "format_summary"]
+__all__ = ["DEFAULT_AGENT", "format_single_run", "format_summary", "register"]
+
+#: The agent ``silo-gym run`` plays when ``--agent`` is not given (silo-format §10.3, our rule).
+DEFAULT_AGENT = "./silo.agent.py"
 
 
 def _rel(path: str) -> str:
@@ -134,15 +137,14 @@ def format_summary(summary: dict[str, Any], results: list[RunResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@command("run")
-def run_command(args: Args) -> int:
-    env_name = args.require("env")
-    task_id = args.require("task")
-    agent = args.flag("agent") or "./silo.agent.py"
-    runs = max(1, args.integer("runs", 1))
-    max_calls = args.integer("max-tool-calls", 100)
-    timeout_ms = args.integer("timeout-ms", 120000)
-    as_json = args.boolean("json")
+def run_command(args: argparse.Namespace) -> int:
+    env_name: str = args.env
+    task_id: str = args.task
+    agent: str = args.agent or DEFAULT_AGENT
+    runs: int = args.runs
+    max_calls: int = args.max_tool_calls
+    timeout_ms: int = args.timeout_ms
+    as_json: bool = args.json
     progress = None
     if runs > 1 and not as_json and sys.stderr.isatty():
         from tqdm import tqdm
@@ -166,14 +168,13 @@ def run_command(args: Args) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
-@command("list")
-def list_command(args: Args) -> int:
+def list_command(args: argparse.Namespace) -> int:
     """Known environments and the Gymnasium ids they register (our rule, silo-format §10.2).
 
     An environment that registration would skip is left out with a warning on stderr (with
     ``--env`` it is an error); one without tasks is listed with no id (``gymId`` null).
     """
-    only = args.flag("env")
+    only: str | None = args.env
     locations = [find_environment(only)] if only else list_locations()
     rows: list[dict[str, Any]] = []
     for loc in locations:
@@ -194,7 +195,7 @@ def list_command(args: Args) -> int:
                 for t in tasks
             ],
         })
-    if args.boolean("json"):
+    if args.json:
         sys.stdout.write(dumps_pretty(rows))
         return 0
     for row in rows:
@@ -202,3 +203,27 @@ def list_command(args: Args) -> int:
         for t in row["tasks"]:
             sys.stdout.write(f"  {t['taskId']}\t{t['gymId']}\t{t['title']}\n")
     return 0
+
+
+def register(commands: Commands) -> None:
+    """``silo-gym list`` and ``silo-gym run``."""
+    about = "list the known environments, their tasks and Gymnasium ids"
+    p = commands.add_parser("list", help=about, description=about)
+    p.add_argument("--env", metavar="E", help="list only this environment")
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.set_defaults(handler=list_command)
+
+    about = "play an agent on a task, grade it and save the run (silo-format §10.3)"
+    p = commands.add_parser("run", help=about, description=about)
+    p.add_argument("--env", metavar="E", required=True, help="environment name")
+    p.add_argument("--task", metavar="T", required=True, help="task id")
+    p.add_argument("--agent", metavar="PATH", default=DEFAULT_AGENT,
+                   help="agent file, path.py or path.py:name (a function or factory)")
+    p.add_argument("--runs", metavar="N", type=count, default=1,
+                   help="rollouts, one after another, each on a fresh world")
+    p.add_argument("--max-tool-calls", metavar="N", type=non_negative, default=100,
+                   help="tool calls allowed per run")
+    p.add_argument("--timeout-ms", metavar="MS", type=non_negative, default=120000,
+                   help="time allowed per run, in milliseconds")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(handler=run_command)

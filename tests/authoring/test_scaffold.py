@@ -486,3 +486,22 @@ def test_unparsable_registry_writes_nothing(project: Path, cli) -> None:
     code, _, err_text = cli("tool", "add", "ping", "--env", "shop")
     assert code == 1 and err_text.startswith("error: ")
     assert snapshot(project) == before
+
+
+def test_cli_values_that_look_like_flags_and_flags_it_does_not_know(project: Path, cli) -> None:
+    cli("init", "shop")
+    env_dir = project / ".silo/environments/shop"
+    assert cli("tool", "add", "ping", "--env", "shop", "--description", "-h")[0] == 0
+    assert 'description="-h",' in (env_dir / "tools/ping.py").read_text()
+    assert cli("tool", "add", "pong", "--env", "shop", "--description=--help")[0] == 0
+    assert 'description="--help",' in (env_dir / "tools/pong.py").read_text()
+    before = snapshot(project)
+    code, out, err = cli("tool", "add", "pang", "--env", "shop", "--descripton", "Typo.")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: Unknown flag --descripton for silo-gym tool add.\n"
+                          "usage: silo-gym tool add [-h] --env E [--json] [--description TEXT] [--state T] name\n")
+    code, _, err = cli("verifier", "add", "VER-001", "--env", "shop", "--task")
+    assert err.startswith("error: --task needs a value.\nusage: silo-gym verifier add [-h] --env E [--json] --task T")
+    code, _, err = cli("data", "add", "x", "y", "--env", "shop", "--data", "1")
+    assert err.startswith('error: Unexpected argument "y" for silo-gym data add.\n')
+    assert snapshot(project) == before

@@ -69,6 +69,13 @@ def test_collect_subprocess_with_pairs(tmp_path):
     (["--env", "demo", "--policy", "random", "--out", "x", "--format", "csv"], "--format must be"),
     (["--env", "demo", "--policy", "random", "--out", "x", "--tasks", "TASK-999"], 'Unknown task "TASK-999"'),
     (["--env", "demo", "--policy", "random", "--out", "x", "--episodes-per-task", "0"], "at least 1"),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--episodes-per-task", "-2"],
+     "error: --episodes-per-task must be at least 1; got -2.\nusage: silo-gym collect [-h] --env E"),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--max-pairs-per-task", "-1"],
+     "--max-pairs-per-task must be at least 0; got -1."),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--seed", "x"], "--seed must be a whole number."),
+    (["--env", "demo", "--policy", "random", "--out", "x", "--episodes", "3"], "Unknown flag --episodes"),
+    (["--env", "demo", "--policy", "random", "--out"], "--out needs a value."),
     (["--env", "demo", "--policy", "missing.py", "--out", "x"], "agent_invalid"),
 ])
 def test_collect_usage_errors(tmp_path, capsys, monkeypatch, argv, message):
