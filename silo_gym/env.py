@@ -109,8 +109,9 @@ class _ModuleShared:
     __slots__ = ("tools", "tools_json", "space", "orjson_state", "variant_capable", "render_instruction",
                  "task_preconditions", "__weakref__")
 
-    def __init__(self, module: Any) -> None:
-        self.tools = tool_list(module.bind_tools(module.create_state()))
+    def __init__(self, env: Environment) -> None:
+        module = env.module
+        self.tools = tool_list(module.bind_tools(env.create_state()))
         self.tools_json = orjson.dumps(self.tools) if _orjson_exact(self.tools) else None
         self.space = ToolCall(self.tools)
         self.orjson_state: bool | None = None
@@ -125,11 +126,11 @@ _shared_by_module: weakref.WeakKeyDictionary[Any, _ModuleShared] = weakref.WeakK
 _shared_lock = threading.Lock()
 
 
-def _module_shared(module: Any) -> _ModuleShared:
+def _module_shared(env: Environment) -> _ModuleShared:
     with _shared_lock:
-        shared = _shared_by_module.get(module)
+        shared = _shared_by_module.get(env.module)
         if shared is None:
-            shared = _shared_by_module[module] = _ModuleShared(module)
+            shared = _shared_by_module[env.module] = _ModuleShared(env)
         return shared
 
 
@@ -218,7 +219,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 self.silo_env.task("")  # raises task_not_found: no tasks
         # The action space comes from a throwaway world and never changes (gym-api.md, Spaces);
         # it and the serialised tool list are built once per loaded module and shared.
-        self._shared = _module_shared(self._module)
+        self._shared = _module_shared(self.silo_env)
         self.action_space = self._shared.space.share()
         self.observation_space = JsonText(max_length=max_observation_length)
         self.variants = variants
@@ -433,8 +434,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         """``create_state()`` for the canonical world, else variant ``variant`` of the world, which
         must meet the task's preconditions."""
         if variant is None:
-            return self._module.create_state()
-        state = self._module.create_state(variant=variant)
+            return self.silo_env.create_state()
+        state = self.silo_env.create_state(variant)
         problems = self._unmet_preconditions(task, state)
         if problems:
             raise SiloError(
@@ -453,7 +454,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         problems: list[str] = []
         for offset in range(MAX_VARIANT_TRIES):
             variant = (first + offset) % VARIANT_SPACE
-            state = self._module.create_state(variant=variant)
+            state = self.silo_env.create_state(variant)
             problems = self._unmet_preconditions(task, state)
             if not problems:
                 return variant, state

@@ -18,6 +18,7 @@ with any non-string key and a container nested deeper than :data:`MAX_DEPTH`.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import orjson
@@ -403,19 +404,66 @@ def text_form(value: Any) -> str:
     return dumps_compact(value)
 
 
+class _ConstantRefused(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not valid JSON")
+        self.name = name
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    raise _ConstantRefused(name)
+
+
+# A JSON string (skipped whole, so nothing inside it counts) or one token of interest.
+_STRING_OR_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|([\[{])|([\]}])', re.DOTALL)
+
+
+def _constant_position(text: str) -> int:
+    """Index of the first ``NaN``/``Infinity``/``-Infinity`` outside a string: the one the parser
+    refused, since everything before it parsed."""
+    for match in _STRING_OR_CONSTANT.finditer(text):
+        if match.group(1):
+            return match.start(1)
+    return 0
+
+
+def _deepest_position(text: str) -> int:
+    """Index of the first bracket at the deepest nesting outside strings."""
+    depth = deepest = position = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        if match.group(1):
+            depth += 1
+            if depth > deepest:
+                deepest, position = depth, match.start(1)
+        elif match.group(2):
+            depth -= 1
+    return position
 
 
 def loads_strict(text: str | bytes) -> Any:
     """Parse strict RFC 8259 JSON: no ``NaN``/``Infinity``, no trailing data; a duplicate key keeps
-    its last value. Raises ``ValueError`` (``json.JSONDecodeError`` is one) on invalid input, and
-    also on input nested too deeply for the parser."""
+    its last value.
+
+    Raises:
+        json.JSONDecodeError: (a ``ValueError``) on any invalid input, with the place of the problem
+            (``lineno``, ``colno``, 1-based, columns counted in characters) and the reason
+            (``msg``): also for bytes that are not UTF-8, for ``NaN`` and the infinities, and for
+            input nested too deeply for the parser.
+    """
     import json
 
     if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8")
+        raw = bytes(text)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            before = raw[: exc.start].decode("utf-8", "replace")
+            doc = before + raw[exc.start :].decode("utf-8", "replace")
+            raise json.JSONDecodeError(f"Invalid UTF-8 byte 0x{raw[exc.start]:02x}", doc, len(before)) from None
     try:
         return json.loads(text, parse_constant=_reject_constant)
+    except _ConstantRefused as exc:
+        raise json.JSONDecodeError(str(exc), text, _constant_position(text)) from None
     except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
+        raise json.JSONDecodeError("JSON nested too deeply", text, _deepest_position(text)) from None

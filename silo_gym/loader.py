@@ -11,6 +11,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import itertools
+import json
 import os
 import sys
 import threading
@@ -34,10 +35,12 @@ __all__ = [
     "display_path",
     "environment_roots",
     "find_environment",
+    "invalid_json",
     "list_environments",
     "list_locations",
     "open_environment",
     "open_environment_at",
+    "read_json_file",
     "read_manifest",
     "shipped_environments_dir",
 ]
@@ -144,13 +147,65 @@ def display_path(path: Path, project_root: str | os.PathLike[str] | None = None)
         return absolute.as_posix()
 
 
-def _read_json(path: Path, project_root: str | os.PathLike[str] | None) -> Any:
+def invalid_json(shown: str, exc: ValueError) -> SiloError:
+    """The ``invalid_json`` error of a file that does not parse (silo-format §2.3, §11).
+
+    The message names the file, the line and column (1-based) and the parser's reason:
+    ``<path> is not valid JSON at line <l>, column <c>: <reason>.``; details are
+    ``{path, line, column}``. ``exc`` is what :func:`~silo_gym.jsonfmt.loads_strict` raised.
+    """
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if not isinstance(line, int) or not isinstance(column, int):
+        return SiloError("invalid_json", f"{shown} is not valid JSON: {exc}.", {"path": shown})
+    reason = getattr(exc, "msg", None) or str(exc)
+    return SiloError(
+        "invalid_json",
+        f"{shown} is not valid JSON at line {line}, column {column}: {reason}.",
+        {"path": shown, "line": line, "column": column},
+    )
+
+
+def read_json_file(path: Path, project_root: str | os.PathLike[str] | None = None) -> Any:
+    """Parse an environment's JSON file (manifest, task or dataset) strictly.
+
+    Raises:
+        SiloError: ``invalid_json`` naming the file (relative to ``project_root`` when inside
+            it, silo-format §2.3), line and column; see :func:`invalid_json`.
+        OSError: the file cannot be read.
+    """
     raw = path.read_bytes()
     try:
         return loads_strict(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        shown = display_path(path, project_root)
-        raise SiloError("invalid_json", f"{shown} is not valid JSON.", {"path": shown}) from exc
+    except ValueError as exc:
+        raise invalid_json(display_path(path, project_root), exc) from exc
+
+
+def _data_file_error(env_dir: Path, failed: ValueError) -> SiloError | None:
+    """The ``invalid_json`` error of the ``data/*.json`` file behind ``failed``, a parser's error
+    raised by environment code: the file whose text is the error's ``doc`` (json and orjson keep
+    it), with the error's own line and column; else the first file, in file-name order, that does
+    not parse strictly; ``None`` when every file parses."""
+    data_dir = env_dir / "data"
+    try:
+        paths = [data_dir / n for n in sorted(os.listdir(data_dir)) if n.endswith(".json")]
+    except OSError:
+        return None
+    doc = getattr(failed, "doc", None)
+    if isinstance(doc, str):
+        for path in paths:
+            try:
+                if path.read_bytes().decode("utf-8", "replace") == doc:
+                    return invalid_json(display_path(path), failed)
+            except OSError:
+                continue
+    for path in paths:
+        try:
+            read_json_file(path)
+        except SiloError as exc:
+            return exc
+        except OSError:
+            continue
+    return None
 
 
 def read_manifest(
@@ -176,7 +231,7 @@ def read_manifest_raw(env_dir: Path, project_root: str | os.PathLike[str] | None
     path = env_dir / MANIFEST_FILE
     if not path.is_file():
         return None, False
-    return _read_json(path, project_root), True
+    return read_json_file(path, project_root), True
 
 
 _REQUIRED_TASK_FIELDS = ("id", "title", "instruction", "verifierId")
@@ -211,7 +266,7 @@ def scan_tasks(
         return []
     tasks: list[dict[str, Any]] = []
     for file_name in names:
-        raw = _read_json(tasks_dir / file_name, project_root)
+        raw = read_json_file(tasks_dir / file_name, project_root)
         tasks.append(check_task(raw, env_name, file_name))
     # Duplicates are step 4: only after every file passed step 3.
     seen: dict[str, str] = {}
@@ -293,6 +348,27 @@ class Environment:
     @property
     def verifiers(self) -> list[Any]:
         return list(self.module.verifiers)
+
+    def create_state(self, variant: int | None = None) -> Any:
+        """A fresh world: the entrypoint's ``create_state()``, or ``create_state(variant=variant)``
+        for a variant of the world (docs/variants.md).
+
+        Raises:
+            SiloError: ``invalid_json`` naming the file, line and column when ``create_state()``
+                raised a JSON parser's error (``json.JSONDecodeError``, which orjson's is too, or
+                ``UnicodeDecodeError``) and a ``data/*.json`` file is the one that does not parse;
+                the original exception is chained as the cause.
+            Exception: whatever ``create_state()`` raised otherwise.
+        """
+        try:
+            if variant is None:
+                return self.module.create_state()
+            return self.module.create_state(variant=variant)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            problem = _data_file_error(self.path, exc)
+            if problem is None:
+                raise
+            raise problem from exc
 
 
 _cache: dict[str, ModuleType] = {}

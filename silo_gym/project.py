@@ -37,7 +37,7 @@ class ToolsApi:
         """Open the environment fresh and return ``bind_tools(create_state())`` as
         ``[{"name", "description", "inputSchema"}]``."""
         opened = open_environment(self._env.name, self._env.project_root, fresh=True)
-        return tool_list(opened.module.bind_tools(opened.module.create_state()))
+        return tool_list(opened.module.bind_tools(opened.create_state()))
 
     def scaffold(self, name: str, description: str | None = None, state_type: str | None = None) -> str:
         """Write a tool stub and register it (silo-format §12.5); returns the module's relative path."""

@@ -49,7 +49,7 @@ def environment_hash(environment: Environment) -> str:
     with _lock:
         tools = _tools_by_module.get(module)
     if tools is None:
-        tools = tool_list(module.bind_tools(module.create_state()))
+        tools = tool_list(module.bind_tools(environment.create_state()))
         with _lock:
             _tools_by_module[module] = tools
     return environment_hash_of(environment, tools)

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SiloError
-from .jsonfmt import dumps_pretty_bytes, is_json_compatible, loads_strict
-from .loader import display_path, find_environment, parse_task, read_manifest
+from .jsonfmt import dumps_pretty_bytes, is_json_compatible
+from .loader import display_path, find_environment, parse_task, read_json_file, read_manifest
 from .models import Task
 from .names import check_safe_name
 
@@ -100,15 +100,6 @@ def _remove_gitkeep(directory: Path) -> None:
         (directory / ".gitkeep").unlink()
 
 
-def _read_json_file(path: Path, project_root: Path | None) -> Any:
-    raw = path.read_bytes()
-    try:
-        return loads_strict(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        shown = display_path(path, project_root)
-        raise SiloError("invalid_json", f"{shown} is not valid JSON.", {"path": shown}) from exc
-
-
 def _json_bytes(value: Any, path: Path, project_root: Path | None) -> bytes:
     if not is_json_compatible(value):
         shown = display_path(path, project_root)
@@ -164,7 +155,7 @@ class DataStore:
         path, _ = self._file(name)
         if not path.is_file():
             raise self._not_found(name)
-        return _read_json_file(path, self.env.project_root)
+        return read_json_file(path, self.env.project_root)
 
     def _write(self, name: str, value: Any, mode: str) -> str:
         path, rel = self._file(name)
@@ -240,7 +231,7 @@ class TaskStore:
         found: list[tuple[str, Task]] = []
         seen: dict[str, str] = {}
         for file_name in names:
-            raw = _read_json_file(self.directory / file_name, self.env.project_root)
+            raw = read_json_file(self.directory / file_name, self.env.project_root)
             task = parse_task(raw, self.env.name, file_name)
             if task.id in seen:
                 raise SiloError(
@@ -315,7 +306,7 @@ class TaskStore:
             file_name = f"{parsed.id}.json"
             path = self.directory / file_name
             if path.exists():  # our rule: never overwrite a file that holds another task
-                other = path.is_file() and _read_json_file(path, self.env.project_root)
+                other = path.is_file() and read_json_file(path, self.env.project_root)
                 other_id = other.get("id") if isinstance(other, dict) else None
                 raise SiloError(
                     "task_invalid",

@@ -97,15 +97,30 @@ def test_blank_manifest_name_uses_directory(tmp_path, make_env_dir, name):
     assert read_manifest(env_dir)[0].name == "Dir"
 
 
-@pytest.mark.parametrize("raw", ["{", '{"name": NaN}', '{"a": 1} x', "", b"\xff\xfe{}"])
-def test_invalid_manifest_json_inside_project_is_relative(isolated, make_env_dir, raw):
-    make_env_dir(project_envs(isolated), "broken", manifest=raw)
+@pytest.mark.parametrize(
+    ("raw", "line", "column", "reason"),
+    [
+        ("{", 1, 2, "Expecting property name enclosed in double quotes"),
+        ('{"name": NaN}', 1, 10, "NaN is not valid JSON"),
+        ('{\n  "tools": [1, 2],\n  "x": -Infinity\n}', 3, 8, "-Infinity is not valid JSON"),
+        ('{"name": "NaN", "x": Infinity}', 1, 22, "Infinity is not valid JSON"),
+        ('{"a": 1} x', 1, 10, "Extra data"),
+        ("", 1, 1, "Expecting value"),
+        ('{\n  "name": "caf\xe9",\n  "entrypoint": \xff\n}', 3, 17, "Invalid UTF-8 byte 0xff"),
+        ("[" * 100_000, 1, 100_000, "JSON nested too deeply"),
+        ('{"name": "x",\n "tools": [\n  "a"\n  "b"]}', 4, 3, "Expecting ',' delimiter"),
+    ],
+)
+def test_invalid_manifest_json_names_the_file_line_and_column(isolated, make_env_dir, raw, line, column, reason):
+    env_dir = make_env_dir(project_envs(isolated), "broken")
+    data = b"\xff".join(part.encode("utf-8") for part in raw.split("\xff"))  # é stays valid UTF-8
+    (env_dir / "silo.environment.json").write_bytes(data)
     with pytest.raises(SiloError) as info:
         open_environment("broken", cwd=isolated)
     path = ".silo/environments/broken/silo.environment.json"
     assert info.value.code == "invalid_json"
-    assert info.value.message == f"{path} is not valid JSON."
-    assert info.value.details == {"path": path}
+    assert info.value.message == f"{path} is not valid JSON at line {line}, column {column}: {reason}."
+    assert info.value.details == {"path": path, "line": line, "column": column}
 
 
 def test_invalid_manifest_json_outside_project_is_absolute(isolated, tmp_path, make_env_dir, monkeypatch):
@@ -116,8 +131,8 @@ def test_invalid_manifest_json_outside_project_is_absolute(isolated, tmp_path, m
         open_environment("broken", cwd=isolated)
     path = (env_dir / "silo.environment.json").as_posix()
     assert path.startswith("/")
-    assert info.value.message == f"{path} is not valid JSON."
-    assert info.value.details == {"path": path}
+    assert info.value.message.startswith(f"{path} is not valid JSON at line 1, column 2: ")
+    assert info.value.details == {"path": path, "line": 1, "column": 2}
 
 
 def test_invalid_json_path_defaults_to_process_cwd(tmp_path, make_env_dir, monkeypatch):
@@ -125,7 +140,7 @@ def test_invalid_json_path_defaults_to_process_cwd(tmp_path, make_env_dir, monke
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SiloError) as info:
         read_manifest(env_dir)
-    assert info.value.details == {"path": "broken/silo.environment.json"}
+    assert info.value.details == {"path": "broken/silo.environment.json", "line": 1, "column": 2}
 
 
 # -- task discovery (§2.5, §2.6) ---------------------------------------------------------------------
@@ -192,8 +207,11 @@ def test_task_invalid_json(tmp_path, make_env_dir, monkeypatch):
     with pytest.raises(SiloError) as info:
         discover_tasks("widgets", env_dir)
     assert info.value.code == "invalid_json"
-    assert info.value.message == "widgets/tasks/B.json is not valid JSON."
-    assert info.value.details == {"path": "widgets/tasks/B.json"}
+    assert info.value.message == (
+        "widgets/tasks/B.json is not valid JSON at line 1, column 2: "
+        "Expecting property name enclosed in double quotes."
+    )
+    assert info.value.details == {"path": "widgets/tasks/B.json", "line": 1, "column": 2}
 
 
 def test_task_duplicate_id_names_both_files(tmp_path, make_env_dir):

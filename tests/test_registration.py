@@ -84,7 +84,8 @@ def test_broken_environments_are_skipped_with_one_warning_each(tmp_path, make_en
         assert len(mine) == 1, (name, messages)
     by_name = {name: next(m for m in messages if f"at {path}: " in m).split(": ", 1)[1]
                for name, path in bad.items()}
-    assert by_name["badmanifest"] == f"{(root / 'badmanifest' / 'silo.environment.json').as_posix()} is not valid JSON."
+    assert by_name["badmanifest"] == (f"{(root / 'badmanifest' / 'silo.environment.json').as_posix()} is not valid "
+                                      "JSON at line 1, column 2: Expecting property name enclosed in double quotes.")
     assert by_name["notobject"] == 'Task file "A.json" in environment "notobject" is not a JSON object.'
     assert by_name["missing"] == 'Task file "A.json" in environment "missing" is missing a non-empty "title".'
     assert by_name["unsafeid"] == 'Task file "A.json" in environment "unsafeid" has an unsafe id "../x".'

@@ -198,7 +198,7 @@ def task_remove(args: argparse.Namespace) -> int:
 def tool_list_command(args: argparse.Namespace) -> int:
     env = _environment(args, False)
     opened = open_environment(env.name, fresh=True)
-    tools = tool_list(opened.module.bind_tools(opened.module.create_state()))
+    tools = tool_list(opened.module.bind_tools(opened.create_state()))
     if args.json:
         _out(dumps_pretty(tools))
     elif not tools:

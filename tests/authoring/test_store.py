@@ -69,7 +69,12 @@ def test_data_errors(env, project: Path) -> None:
     assert not (project / ".silo/environments/shop/data/weird.json").exists()
     (project / ".silo/environments/shop/data/broken.json").write_text("{")
     e = err(env.data.get, "broken")
-    assert (e.code, e.message) == ("invalid_json", ".silo/environments/shop/data/broken.json is not valid JSON.")
+    assert (e.code, e.message, e.details) == (
+        "invalid_json",
+        ".silo/environments/shop/data/broken.json is not valid JSON at line 1, column 2: "
+        "Expecting property name enclosed in double quotes.",
+        {"path": ".silo/environments/shop/data/broken.json", "line": 1, "column": 2},
+    )
     e = err(env.data.add, "../x", 1)
     assert (e.code, e.details) == ("unsafe_name", {"kind": "dataset", "name": "../x"})
 

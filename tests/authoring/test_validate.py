@@ -99,7 +99,8 @@ def test_runtime_load_failed_on_contract(tmp_path: Path) -> None:
 def test_runtime_load_failed_on_manifest_json(tmp_path: Path) -> None:
     report = check_env(tmp_path, {"silo.environment.json": "{nope"})
     assert findings(report)[0] == (
-        "error", "runtime_load_failed", f".silo/environments/{NAME}/silo.environment.json is not valid JSON."
+        "error", "runtime_load_failed", f".silo/environments/{NAME}/silo.environment.json is not valid JSON at "
+        "line 1, column 2: Expecting property name enclosed in double quotes."
     )
 
 
