@@ -44,6 +44,7 @@ SILO_ERROR_CODES: tuple[str, ...] = (
     "environment_read_only",
     "variant_unsupported",
     "variant_preconditions_unmet",
+    "file_invalid",
 )
 
 #: The conventional codes a tool raises with ``ToolError`` (silo-format §3.1); any string is allowed.

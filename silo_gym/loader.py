@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .errors import SiloError
-from .jsonfmt import loads_strict
+from .formats import check_task, display_path, invalid_json, read_json_file
 from .names import check_safe_name, is_safe_name
 
 if TYPE_CHECKING:  # pydantic is imported on first use, so `import silo_gym` stays fast
@@ -32,15 +32,12 @@ __all__ = [
     "Environment",
     "EnvironmentLocation",
     "discover_tasks",
-    "display_path",
     "environment_roots",
     "find_environment",
-    "invalid_json",
     "list_environments",
     "list_locations",
     "open_environment",
     "open_environment_at",
-    "read_json_file",
     "read_manifest",
     "shipped_environments_dir",
 ]
@@ -137,49 +134,6 @@ def find_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
     raise SiloError("environment_not_found", message, {"environment": name, "available": available})
 
 
-def display_path(path: Path, project_root: str | os.PathLike[str] | None = None) -> str:
-    """POSIX path relative to the project root when inside it, else absolute (silo-format §2.3)."""
-    root = Path(project_root) if project_root is not None else Path.cwd()
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(os.path.abspath(root)).as_posix()
-    except ValueError:
-        return absolute.as_posix()
-
-
-def invalid_json(shown: str, exc: ValueError) -> SiloError:
-    """The ``invalid_json`` error of a file that does not parse (silo-format §2.3, §11).
-
-    The message names the file, the line and column (1-based) and the parser's reason:
-    ``<path> is not valid JSON at line <l>, column <c>: <reason>.``; details are
-    ``{path, line, column}``. ``exc`` is what :func:`~silo_gym.jsonfmt.loads_strict` raised.
-    """
-    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
-    if not isinstance(line, int) or not isinstance(column, int):
-        return SiloError("invalid_json", f"{shown} is not valid JSON: {exc}.", {"path": shown})
-    reason = getattr(exc, "msg", None) or str(exc)
-    return SiloError(
-        "invalid_json",
-        f"{shown} is not valid JSON at line {line}, column {column}: {reason}.",
-        {"path": shown, "line": line, "column": column},
-    )
-
-
-def read_json_file(path: Path, project_root: str | os.PathLike[str] | None = None) -> Any:
-    """Parse an environment's JSON file (manifest, task or dataset) strictly.
-
-    Raises:
-        SiloError: ``invalid_json`` naming the file (relative to ``project_root`` when inside
-            it, silo-format §2.3), line and column; see :func:`invalid_json`.
-        OSError: the file cannot be read.
-    """
-    raw = path.read_bytes()
-    try:
-        return loads_strict(raw)
-    except ValueError as exc:
-        raise invalid_json(display_path(path, project_root), exc) from exc
-
-
 def _data_file_error(env_dir: Path, failed: ValueError) -> SiloError | None:
     """The ``invalid_json`` error of the ``data/*.json`` file behind ``failed``, a parser's error
     raised by environment code: the file whose text is the error's ``doc`` (json and orjson keep
@@ -234,9 +188,6 @@ def read_manifest_raw(env_dir: Path, project_root: str | os.PathLike[str] | None
     return read_json_file(path, project_root), True
 
 
-_REQUIRED_TASK_FIELDS = ("id", "title", "instruction", "verifierId")
-
-
 def discover_tasks(
     env_name: str, env_dir: Path, project_root: str | os.PathLike[str] | None = None
 ) -> list[Task]:
@@ -247,7 +198,7 @@ def discover_tasks(
     """
     from .models import Task
 
-    return [Task.from_raw(raw) for raw in scan_tasks(env_name, env_dir, project_root)]
+    return [Task.from_file(raw, env_name, file_name) for file_name, raw in _task_files(env_name, env_dir, project_root)]
 
 
 def scan_tasks(
@@ -259,18 +210,23 @@ def scan_tasks(
     Raises:
         SiloError: ``invalid_json`` or ``task_invalid``.
     """
+    return [raw for _, raw in _task_files(env_name, env_dir, project_root)]
+
+
+def _task_files(
+    env_name: str, env_dir: Path, project_root: str | os.PathLike[str] | None
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(file name, checked task-file object)`` of every task file, sorted by id (§2.5)."""
     tasks_dir = env_dir / "tasks"
     try:
         names = sorted(n for n in os.listdir(tasks_dir) if n.endswith(".json") and (tasks_dir / n).is_file())
     except OSError:
         return []
-    tasks: list[dict[str, Any]] = []
-    for file_name in names:
-        raw = read_json_file(tasks_dir / file_name, project_root)
-        tasks.append(check_task(raw, env_name, file_name))
+    tasks = [(file_name, check_task(read_json_file(tasks_dir / file_name, project_root), env_name, file_name))
+             for file_name in names]
     # Duplicates are step 4: only after every file passed step 3.
     seen: dict[str, str] = {}
-    for file_name, task in zip(names, tasks, strict=True):
+    for file_name, task in tasks:
         tid = task["id"]
         if tid in seen:
             raise SiloError(
@@ -279,40 +235,19 @@ def scan_tasks(
                 {"environment": env_name, "id": tid, "files": [seen[tid], file_name]},
             )
         seen[tid] = file_name
-    tasks.sort(key=lambda t: t["id"])
+    tasks.sort(key=lambda pair: pair[1]["id"])
     return tasks
 
 
 def parse_task(raw: Any, env_name: str, file_name: str) -> Task:
-    """Check one parsed task file by silo-format §2.5 steps 2–4 and build the task (§2.6)."""
+    """Check one parsed task file by silo-format §2.5 steps 2–4 and build the task (§2.6).
+
+    Raises:
+        SiloError: ``task_invalid``.
+    """
     from .models import Task
 
-    return Task.from_raw(check_task(raw, env_name, file_name))
-
-
-def check_task(raw: Any, env_name: str, file_name: str) -> dict[str, Any]:
-    """Check one parsed task file by silo-format §2.5 steps 2–4; returns it unchanged."""
-    if not isinstance(raw, dict):
-        raise SiloError(
-            "task_invalid",
-            f'Task file "{file_name}" in environment "{env_name}" is not a JSON object.',
-            {"environment": env_name, "file": file_name},
-        )
-    for field_name in _REQUIRED_TASK_FIELDS:
-        value = raw.get(field_name)
-        if not isinstance(value, str) or not value.strip():
-            raise SiloError(
-                "task_invalid",
-                f'Task file "{file_name}" in environment "{env_name}" is missing a non-empty "{field_name}".',
-                {"environment": env_name, "file": file_name, "field": field_name},
-            )
-    if not is_safe_name(raw["id"]):
-        raise SiloError(
-            "task_invalid",
-            f'Task file "{file_name}" in environment "{env_name}" has an unsafe id "{raw["id"]}".',
-            {"environment": env_name, "file": file_name, "field": "id"},
-        )
-    return raw
+    return Task.from_file(raw, env_name, file_name)
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import IO
 
 from .errors import SiloError
+from .formats import display_path
 from .jsonfmt import dumps_pretty_bytes
-from .loader import display_path, shipped_environments_dir
+from .loader import shipped_environments_dir
 from .names import check_safe_name
 from .store import EnvironmentRef, atomic_write, check_writable
 

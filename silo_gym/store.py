@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SiloError
+from .formats import display_path, read_json_file
 from .jsonfmt import dumps_pretty_bytes, is_json_compatible
-from .loader import display_path, find_environment, parse_task, read_json_file, read_manifest
+from .loader import find_environment, parse_task, read_manifest
 from .models import Task
 from .names import check_safe_name
 

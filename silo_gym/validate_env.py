@@ -17,7 +17,7 @@ from typing import Any
 
 from .jsonfmt import loads_strict
 from .loader import Environment, find_environment, open_environment
-from .models import Finding, ValidationReport
+from .models import Counts, Finding, ValidationReport
 
 __all__ = ["format_report", "validate"]
 
@@ -133,13 +133,13 @@ class _Run:
     def __init__(self, name: str) -> None:
         self.name = name
         self.findings: list[Finding] = []
-        self.counts = {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0}
+        self.counts: Counts = {"data": 0, "tasks": 0, "tools": 0, "verifiers": 0}
 
     def error(self, code: str, message: str) -> None:
-        self.findings.append(Finding.model_construct(level="error", code=code, message=message))
+        self.findings.append(Finding(level="error", code=code, message=message))
 
     def warning(self, code: str, message: str) -> None:
-        self.findings.append(Finding.model_construct(level="warning", code=code, message=message))
+        self.findings.append(Finding(level="warning", code=code, message=message))
 
     def guard(self, fn: Callable[[], None], code: str, prefix: str = "") -> None:
         """Run one check; an unexpected exception becomes an error finding with ``code``."""
@@ -230,9 +230,7 @@ def validate(environment: str, cwd: str | os.PathLike[str] | None = None) -> Val
         _check_signatures(run, bound, verifier_items)
 
     ok = not any(f.level == "error" for f in run.findings)
-    return ValidationReport.model_construct(
-        environment=environment, ok=ok, findings=run.findings, counts=dict(run.counts)
-    )
+    return ValidationReport(environment=environment, ok=ok, findings=run.findings, counts=run.counts.copy())
 
 
 def _check_state_and_tools(run: _Run, env: Environment, bound: list[Any]) -> None:

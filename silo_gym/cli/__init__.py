@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run_cmd",
     "authoring",
     "collect_cmd",
+    "schema_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"
