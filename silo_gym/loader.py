@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pydantic is imported on first use, so `import silo_gym` sta
 __all__ = [
     "Environment",
     "EnvironmentLocation",
+    "available_text",
     "discover_tasks",
     "environment_roots",
     "find_environment",
@@ -274,10 +275,11 @@ class Environment:
         for t in self.tasks:
             if t.id == task_id:
                 return t
+        available = [t.id for t in self.tasks]
         raise SiloError(
             "task_not_found",
-            f'Task "{task_id}" was not found in {self.name}.',
-            {"environment": self.name, "taskId": task_id},
+            f'Task "{task_id}" was not found in {self.name}. {available_text(available)}',
+            {"environment": self.name, "taskId": task_id, "available": available},
         )
 
     @property
@@ -304,6 +306,16 @@ class Environment:
             if problem is None:
                 raise
             raise problem from exc
+
+
+def available_text(ids: list[str], limit: int = 20) -> str:
+    """``Available: a, b.`` for a ``task_not_found`` message (at most ``limit`` ids, then how many
+    more), or ``It has no tasks.``"""
+    if not ids:
+        return "It has no tasks."
+    shown = ", ".join(ids[:limit])
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
+    return f"Available: {shown}{more}."
 
 
 _cache: dict[str, ModuleType] = {}

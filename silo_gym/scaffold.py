@@ -10,6 +10,7 @@ edit silo_gym ever makes to Python source; nothing is written unless every step 
 from __future__ import annotations
 
 import ast
+import bisect
 import contextlib
 import keyword
 import os
@@ -29,6 +30,9 @@ from .names import check_safe_name
 from .store import EnvironmentRef, atomic_write, check_writable
 
 __all__ = [
+    "NOT_IMPLEMENTED_TOOL",
+    "NOT_IMPLEMENTED_VERIFIER",
+    "STUB_CHECK_LABEL",
     "TEMPLATES",
     "TEMPLATE_VERSION",
     "TOOL_PACKS",
@@ -49,6 +53,11 @@ __all__ = [
     "verifier_stub",
 ]
 
+#: What the stubs of silo-format §12.5 say; ``env validate`` looks for them (tool_not_implemented,
+#: verifier_not_implemented).
+NOT_IMPLEMENTED_TOOL = 'Tool "{name}" is not implemented yet.'
+NOT_IMPLEMENTED_VERIFIER = 'Verifier "{id}" is not implemented yet.'
+STUB_CHECK_LABEL = "TODO: define success condition"
 #: The Silo format version this package implements, written as ``templateVersion``.
 TEMPLATE_VERSION = "0.3.0"
 DEFAULT_ENTRYPOINT = "./__init__.py"
@@ -242,14 +251,16 @@ def find_state_type(env_dir: Path) -> str:
 
 
 def _py_string(text: str) -> str:
-    """A double-quoted Python string literal for ``text``."""
-    out = ['"']
+    """A Python string literal for ``text``: double-quoted, or single-quoted when that needs fewer
+    escapes (as ruff's formatter chooses)."""
+    quote = "'" if text.count('"') > text.count("'") else '"'
+    out = [quote]
     for ch in text:
         code = ord(ch)
         if ch == "\\":
             out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
+        elif ch == quote:
+            out.append("\\" + quote)
         elif ch == "\n":
             out.append("\\n")
         elif ch == "\r":
@@ -260,12 +271,13 @@ def _py_string(text: str) -> str:
             out.append(f"\\u{code:04x}")
         else:
             out.append(ch)
-    out.append('"')
+    out.append(quote)
     return "".join(out)
 
 
 def tool_stub(name: str, identifier: str, state_type: str, description: str | None = None) -> str:
-    """The source of a tool stub (silo-format §12.5)."""
+    """The source of a tool stub (silo-format §12.5): ruff-clean, within 88 columns except for
+    long names and descriptions."""
     text = description if description is not None else f"TODO: describe what {name} does."
     return (
         f'"""Tool {name}."""\n'
@@ -280,13 +292,21 @@ def tool_stub(name: str, identifier: str, state_type: str, description: str | No
         "\n"
         "\n"
         f"def _run(state: {state_type}, input: dict[str, Any]) -> Any:\n"
-        f"    raise ToolError(\"invalid_state\", 'Tool \"{name}\" is not implemented yet.')\n"
+        "    raise ToolError(\n"
+        '        "invalid_state",\n'
+        f"        {_py_string(NOT_IMPLEMENTED_TOOL.format(name=name))},\n"
+        "    )\n"
         "\n"
         "\n"
         f"{identifier} = define_tool(\n"
         f"    name={_py_string(name)},\n"
         f"    description={_py_string(text)},\n"
-        '    input_schema={"type": "object", "properties": {}, "required": [], "additionalProperties": False},\n'
+        "    input_schema={\n"
+        '        "type": "object",\n'
+        '        "properties": {},\n'
+        '        "required": [],\n'
+        '        "additionalProperties": False,\n'
+        "    },\n"
         "    run=_run,\n"
         ")\n"
     )
@@ -306,13 +326,16 @@ def verifier_stub(verifier_id: str, task_id: str, identifier: str, state_type: s
         f"from ..state import {state_type}\n"
         "\n"
         "\n"
-        f"def _check(final_state: {state_type}, initial_state: {state_type}, "
-        "context: VerifierContext) -> list[VerifierCheck]:\n"
+        "def _check(\n"
+        f"    final_state: {state_type},\n"
+        f"    initial_state: {state_type},\n"
+        "    context: VerifierContext,\n"
+        ") -> list[VerifierCheck]:\n"
         "    return [\n"
         "        check(\n"
-        '            "TODO: define success condition",\n'
+        f"            {_py_string(STUB_CHECK_LABEL)},\n"
         "            False,\n"
-        f"            'Verifier \"{verifier_id}\" is not implemented yet.',\n"
+        f"            {_py_string(NOT_IMPLEMENTED_VERIFIER.format(id=verifier_id))},\n"
         "        ),\n"
         "    ]\n"
         "\n"
@@ -326,12 +349,158 @@ def verifier_stub(verifier_id: str, task_id: str, identifier: str, state_type: s
     )
 
 
+#: Scaffolded code keeps within ruff's default line length.
+_LINE_LENGTH = 88
+
+
+def _natural_compare(a: str, b: str) -> int:
+    """Compare module names as ruff's import sorting does (natural order, case-insensitive, the
+    rules of strnatcmp): digit runs compare by value (``ver_2`` < ``ver_10``), except that a run
+    with a leading zero compares digit by digit (``ver_010`` < ``ver_9``). Returns -1, 0 or 1."""
+    a, b = a.lower(), b.lower()
+    i = j = 0
+    while i < len(a) and j < len(b):
+        ca, cb = a[i], b[j]
+        if ca.isdigit() and cb.isdigit():
+            ra = re.match(r"[0-9]*", a[i:]).group(0)  # type: ignore[union-attr]
+            rb = re.match(r"[0-9]*", b[j:]).group(0)  # type: ignore[union-attr]
+            if ca == "0" or cb == "0":  # left-aligned: the first differing digit decides
+                for da, db in zip(ra, rb, strict=False):
+                    if da != db:
+                        return -1 if da < db else 1
+                if len(ra) != len(rb):
+                    return -1 if len(ra) < len(rb) else 1
+            elif len(ra) != len(rb):  # right-aligned: the longer number is the larger
+                return -1 if len(ra) < len(rb) else 1
+            elif ra != rb:
+                return -1 if ra < rb else 1
+            i, j = i + len(ra), j + len(rb)
+            continue
+        if ca != cb:
+            return -1 if ca < cb else 1
+        i, j = i + 1, j + 1
+    return (len(a) - i > 0) - (len(b) - j > 0)
+
+
+class _Source:
+    """A registry's text with the positions ``ast`` reports (1-based lines as Python counts them:
+    ``\n``, ``\r\n`` or ``\r``; columns in UTF-8 bytes) turned into character offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+    def line_start(self, line: int) -> int:
+        return self.starts[line - 1] if line - 1 < len(self.starts) else len(self.text)
+
+    def line_end(self, line: int) -> int:
+        """The offset just past line ``line``'s terminator (the end of the text for the last line)."""
+        return self.starts[line] if line < len(self.starts) else len(self.text)
+
+    def offset(self, line: int, byte_col: int) -> int:
+        start = self.line_start(line)
+        raw = self.text[start:self.line_end(line)].encode("utf-8")
+        return start + len(raw[:byte_col].decode("utf-8", "replace"))
+
+    def start_of(self, node: ast.expr | ast.stmt) -> int:
+        return self.offset(node.lineno, node.col_offset)
+
+    def end_of(self, node: ast.expr | ast.stmt) -> int:
+        return self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line holding ``offset``."""
+        return bisect.bisect_right(self.starts, offset)
+
+    def blank_before(self, offset: int) -> bool:
+        """True when only spaces or tabs precede ``offset`` on its line."""
+        return not self.text[self.line_start(self.line_of(offset)):offset].strip(" \t")
+
+
+def _import_edit(tree: ast.Module, src: _Source, module: str, identifier: str) -> tuple[int, str]:
+    """Where ``from .<module> import <identifier>`` goes, and its text, so that ruff's import
+    sorting accepts the result: among the top-level ``from .x import`` lines in natural order;
+    else after the last top-level relative import; else after the last top-level import, as a new
+    section after a blank line; else after the module docstring; else at the top."""
+    text = f"from .{module} import {identifier}\n"
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    relative = [n for n in imports if isinstance(n, ast.ImportFrom) and n.level > 0]
+    for node in relative:
+        if node.level == 1 and _natural_compare(node.module or "", module) > 0:
+            return src.line_start(node.lineno), text
+    separator = "\n"  # a new import section starts after a blank line
+    anchor: ast.stmt | None = None
+    if relative:
+        anchor, separator = relative[-1], ""
+    elif imports:
+        anchor = imports[-1]
+    elif tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant) \
+            and isinstance(tree.body[0].value.value, str):
+        anchor = tree.body[0]  # the module docstring
+    if anchor is None:
+        return 0, text + "\n"
+    offset = src.line_end(anchor.end_lineno or anchor.lineno)
+    newline = "" if src.text[:offset].endswith(("\n", "\r")) else "\n"
+    following = src.text[offset:].split("\n", 1)[0].strip()
+    after = "\n" if following and not following.startswith(("import ", "from ", "#")) else ""
+    return offset, newline + separator + text + after
+
+
+def _append_edits(src: _Source, node: ast.List, identifier: str) -> list[tuple[int, int, str]]:
+    """Edits ``(start, end, replacement)`` that make ``identifier`` the list's last item. A list
+    written on several lines gets one item per line, a trailing comma and ``]`` on its own line;
+    a one-line list stays on one line while it fits in 88 columns."""
+    text = src.text
+    open_at, close_at = src.start_of(node), src.end_of(node) - 1
+    first_line = text[src.line_start(node.lineno):src.line_end(node.lineno)]
+    indent = first_line[:len(first_line) - len(first_line.lstrip(" \t"))]
+    item_indent = indent + "    "
+    if not node.elts:
+        if not text[open_at + 1:close_at].strip():
+            return [(open_at + 1, close_at, f"\n{item_indent}{identifier},\n{indent}")]
+        if src.blank_before(close_at):  # only comments inside, "]" on its own line
+            return [(src.line_start(src.line_of(close_at)), src.line_start(src.line_of(close_at)),
+                     f"{item_indent}{identifier},\n")]
+        return [(close_at, close_at, f"\n{item_indent}{identifier},\n{indent}")]
+    last = node.elts[-1]
+    last_end = src.end_of(last)
+    gap = text[last_end:close_at]
+    comma = last_end + len(gap) - len(gap.lstrip(" \t")) if gap.lstrip(" \t").startswith(",") else None
+    if node.lineno == node.end_lineno:
+        line = first_line.rstrip("\r\n")
+        if len(line) + len(identifier) + 2 <= _LINE_LENGTH:
+            return [(close_at, close_at, f" {identifier}" if comma is not None else f", {identifier}")]
+        items = [text[src.start_of(e):src.end_of(e)] for e in node.elts] + [identifier]
+        return [(open_at + 1, close_at, "".join(f"\n{item_indent}{item}," for item in items) + f"\n{indent}")]
+    last_start = src.start_of(last)
+    if src.blank_before(last_start):
+        item_indent = text[src.line_start(last.lineno):last_start]
+    edits: list[tuple[int, int, str]] = []
+    if comma is None:
+        edits.append((last_end, last_end, ","))
+    if src.blank_before(close_at):  # "]" on its own line: the item goes on the line before it
+        at = src.line_start(src.line_of(close_at))
+        edits.append((at, at, f"{item_indent}{identifier},\n"))
+    else:  # "    b,]" or "    b]": the item on its own line, then "]" on its own line
+        after = comma + 1 if comma is not None else last_end
+        kept = text[after:close_at].rstrip()  # a comment stays on the last item's line
+        edits.append((after, close_at, f"{kept}\n{item_indent}{identifier},\n{indent}"))
+    return edits
+
+
 def register(source: str, list_name: str, module: str, identifier: str, relpath: str) -> str:
-    """Return ``source`` with ``identifier`` imported and listed first (silo-format §12.5 steps 3-6).
+    """Return ``source`` with ``identifier`` imported and appended to the list (silo-format §12.5
+    steps 3-6; amended by issue 10: entries keep the order they were added in, and the result is
+    code that ruff accepts).
+
+    The import goes among the ``from .x import`` lines in sorted order, or starts a new section
+    after the other imports; the identifier becomes the list's last item (one item per line with
+    a trailing comma in a list written on several lines).
 
     Raises:
         SiloError: ``registry_not_found`` when no ``<list_name> = [`` line exists;
             ``already_registered`` when the identifier already occurs as a whole word.
+        SyntaxError: the registry is not valid Python.
     """
     match = re.search(rf"^{list_name}\s*(:[^=]*)?=\s*\[", source, re.MULTILINE)
     if match is None:
@@ -347,21 +516,20 @@ def register(source: str, list_name: str, module: str, identifier: str, relpath:
             {"file": relpath, "identifier": identifier},
         )
     tree = ast.parse(source, relpath)
-    last_end = 0
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            last_end = node.end_lineno or node.lineno
-    # Offsets of line ends as Python counts lines (\n, \r\n and \r only, unlike str.splitlines).
-    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", source)
-    offset = sum(len(line) for line in lines[:last_end])
-    import_text = f"from .{module} import {identifier}\n"
-    if last_end and not source[:offset].endswith(("\n", "\r")):
-        import_text = "\n" + import_text  # the last import ends the file without a newline
-    bracket = match.end()  # just past "["
-    entry = f"\n    {identifier},"
-    # Apply the later insertion first so the earlier offset stays valid.
-    for position, text in sorted([(offset, import_text), (bracket, entry)], key=lambda p: p[0], reverse=True):
-        source = source[:position] + text + source[position:]
+    src = _Source(source)
+    bracket = match.end() - 1
+    lists = [n for n in ast.walk(tree) if isinstance(n, ast.List) and src.start_of(n) == bracket]
+    if not lists:
+        raise SiloError(
+            "registry_not_found",
+            f'No "{list_name} = [" list found in {relpath}.',
+            {"file": relpath, "list": list_name},
+        )
+    at, text = _import_edit(tree, src, module, identifier)
+    edits = [(at, at, text), *_append_edits(src, lists[0], identifier)]
+    # Apply from the end so that earlier offsets stay valid.
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        source = source[:start] + replacement + source[end:]
     return source
 
 

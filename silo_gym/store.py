@@ -20,7 +20,7 @@ from typing import Any
 from .errors import SiloError
 from .formats import display_path, read_json_file
 from .jsonfmt import dumps_pretty_bytes, is_json_compatible
-from .loader import find_environment, parse_task, read_manifest
+from .loader import available_text, find_environment, parse_task, read_manifest
 from .models import Task
 from .names import check_safe_name
 
@@ -252,10 +252,11 @@ class TaskStore:
         return None
 
     def _not_found(self, task_id: str) -> SiloError:
+        available = sorted(task.id for _, task in self._scan())
         return SiloError(
             "task_not_found",
-            f'Task "{task_id}" was not found in environment "{self.env.name}".',
-            {"environment": self.env.name, "taskId": task_id},
+            f'Task "{task_id}" was not found in environment "{self.env.name}". {available_text(available)}',
+            {"environment": self.env.name, "taskId": task_id, "available": available},
         )
 
     def list(self) -> list[Task]:

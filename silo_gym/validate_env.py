@@ -11,15 +11,45 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from .jsonfmt import loads_strict
 from .loader import Environment, find_environment, open_environment
 from .models import Counts, Finding, ValidationReport
+from .scaffold import NOT_IMPLEMENTED_TOOL, NOT_IMPLEMENTED_VERIFIER
 
-__all__ = ["format_report", "validate"]
+__all__ = ["FINDING_CODES", "format_report", "validate"]
+
+#: Every finding code, in the order the checks run (silo-format §9.2 and our additions:
+#: tool_name_llm_incompatible, tool_not_implemented, verifier_not_implemented; docs/authoring.md).
+FINDING_CODES: tuple[str, ...] = (
+    "data_dir_missing",
+    "data_invalid_json",
+    "runtime_load_failed",
+    "manifest_missing",
+    "create_state_failed",
+    "state_shared_between_calls",
+    "tool_unnamed",
+    "tool_duplicate_name",
+    "tool_name_llm_incompatible",
+    "tool_no_description",
+    "tool_schema_invalid",
+    "tool_not_implemented",
+    "bind_tools_failed",
+    "verifier_duplicate_id",
+    "verifier_orphan",
+    "verifier_task_mismatch",
+    "verifier_not_implemented",
+    "task_verifier_unresolved",
+    "no_tasks",
+    "no_tools",
+    "typecheck_config_invalid",
+    "typecheck",
+)
 
 #: Exceptions a check turns into a finding. ``SystemExit`` raised by environment code is a finding
 #: too; ``KeyboardInterrupt`` still stops the program.
@@ -112,6 +142,26 @@ def _syntax_problem(path: Path, rel: str) -> str | None:
     except _CAUGHT as exc:  # unreadable file, null bytes on older Pythons, ...
         return f"{rel}:1:1 {_message(exc)}"
     return None
+
+
+#: Tool names that OpenAI and Anthropic tool calling accept.
+_LLM_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _constants(fn: Any) -> set[Any]:
+    """The string constants in a function's code, nested functions included (empty when ``fn``
+    has no Python code): how a scaffold stub is recognised without calling it."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    found: set[Any] = set()
+    stack = [code] if isinstance(code, CodeType) else []
+    while stack:
+        current = stack.pop()
+        for const in current.co_consts:
+            if isinstance(const, CodeType):
+                stack.append(const)
+            elif isinstance(const, str):
+                found.add(const)
+    return found
 
 
 def _is_verifier(item: Any) -> bool:
@@ -293,6 +343,12 @@ def _check_tool(run: _Run, tool: Any, seen: set[str]) -> None:
     if name in seen:
         run.error("tool_duplicate_name", f'Tool name "{name}" is registered more than once.')
     seen.add(name)
+    if _LLM_TOOL_NAME.fullmatch(name) is None:
+        run.warning(
+            "tool_name_llm_incompatible",
+            f'Tool name "{name}" would be refused by OpenAI and Anthropic tool calling, which accept '
+            '1 to 64 letters, digits, "_" and "-".',
+        )
     description = getattr(tool, "description", None)
     if not isinstance(description, str) or description == "":
         run.warning("tool_no_description", f'Tool "{name}" has no description; the agent sees this.')
@@ -309,6 +365,14 @@ def _check_tool(run: _Run, tool: Any, seen: set[str]) -> None:
             reason = _message(exc)
     if reason is not None:
         run.error("tool_schema_invalid", f'Tool "{name}" has an invalid inputSchema: {reason}.')
+    source = getattr(tool, "source", None)
+    run_fn = getattr(source, "run", None) if source is not None else getattr(tool, "execute", None)
+    if NOT_IMPLEMENTED_TOOL.format(name=name) in _constants(run_fn):
+        run.warning(
+            "tool_not_implemented",
+            f'Tool "{name}" is still the scaffold\'s stub: its run raises "not implemented yet". '
+            "Implement run(state, input).",
+        )
 
 
 def _check_verifiers(run: _Run, env: Environment, items: list[tuple[int, Any]]) -> None:
@@ -331,11 +395,19 @@ def _check_verifiers(run: _Run, env: Environment, items: list[tuple[int, Any]]) 
         seen.add(vid)
         task = tasks.get(task_id)
         if task is None:
-            run.warning("verifier_orphan", f'Verifier "{vid}" is for task "{task_id}", which does not exist.')
+            # An error, not the reference's warning: the verifier can never grade anything (issue 10).
+            run.error("verifier_orphan", f'Verifier "{vid}" is for task "{task_id}", which does not exist.')
         elif task.verifier_id != vid:
             run.error(
                 "verifier_task_mismatch",
                 f'Verifier "{vid}" is for task "{task_id}", but that task names verifier "{task.verifier_id}".',
+            )
+        check_fn = getattr(item, "check_fn", None) or item.check
+        if NOT_IMPLEMENTED_VERIFIER.format(id=vid) in _constants(check_fn):
+            run.warning(
+                "verifier_not_implemented",
+                f'Verifier "{vid}" is still the scaffold\'s stub: its check always fails. '
+                "Implement check(final_state, initial_state, context).",
             )
     for task in env.tasks:
         if task.verifier_id not in seen:

@@ -174,7 +174,7 @@ def test_one_run_by_default(project, capsys):
         (["run", "--env", "orders"], "error: Missing --task.\n"),
         (["run", "--env=", "--task", "TASK-001"], "error: Missing --env.\n"),
         (["run", "--env", "orders", "--task", "TASK-404", "--agent", ORDERS_AGENT],
-         'error: task_not_found: Task "TASK-404" was not found in orders.\n'),
+         'error: task_not_found: Task "TASK-404" was not found in orders. Available: TASK-001.\n'),
         (["run", "--env", "../orders", "--task", "TASK-001"],
          'error: unsafe_name: Environment name "../orders" is not allowed: use letters, digits, ".", "_" and "-", '
          "starting with a letter or digit.\n"),

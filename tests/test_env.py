@@ -248,8 +248,9 @@ def test_per_environment_env_chooses_tasks(tmp_path, make_env_dir):
     with pytest.raises(SiloError) as exc:
         env.reset(options={"task_id": "NOPE"})
     assert exc.value.code == "task_not_found"
-    assert exc.value.message == 'Task "NOPE" was not found in multi.'
-    assert exc.value.details == {"environment": "multi", "taskId": "NOPE"}
+    assert exc.value.message == 'Task "NOPE" was not found in multi. Available: T-0, T-1, T-2, T-3, T-4.'
+    assert exc.value.details == {"environment": "multi", "taskId": "NOPE",
+                                 "available": ["T-0", "T-1", "T-2", "T-3", "T-4"]}
 
 
 def test_registered_per_environment_env():
@@ -274,7 +275,7 @@ def test_unknown_task_at_construction():
     with pytest.raises(SiloError) as exc:
         SiloEnv("orders", "TASK-404")
     assert exc.value.code == "task_not_found"
-    assert exc.value.message == 'Task "TASK-404" was not found in orders.'
+    assert exc.value.message == 'Task "TASK-404" was not found in orders. Available: TASK-001.'
 
 
 def test_environment_without_tasks(tmp_path, make_env_dir):

@@ -159,13 +159,15 @@ def test_sdk_and_cli_mix(project: Path, cli) -> None:
     assert cli("task", "list", "--env", "shop")[1] == "TASK-001\thard\tVER-001\tT\n"
     env.tools.scaffold("ping")
     assert cli("tool", "add", "pong", "--env", "shop")[0] == 0
-    assert [t["name"] for t in env.tools.list()] == ["pong", "ping"]
+    assert [t["name"] for t in env.tools.list()] == ["ping", "pong"]  # in the order they were added
     assert cli("verifier", "add", "VER-001", "--env", "shop", "--task", "TASK-001")[0] == 0
     assert env.verifiers.list() == [{"id": "VER-001", "taskId": "TASK-001", "name": "TODO: name what VER-001 proves."}]
     assert env.verifiers.scaffold("VER-002", "TASK-001", name="Second") == "verifiers/ver_002.py"
     code, out, _ = cli("env", "validate", "--env", "shop", "--json")
     assert json.loads(out)["findings"] == env.validate().to_json()["findings"]
-    assert [f.code for f in env.validate().findings] == ["verifier_task_mismatch"]
+    assert [f.code for f in env.validate().findings] == ["tool_not_implemented", "tool_not_implemented",
+                                                         "verifier_not_implemented", "verifier_task_mismatch",
+                                                         "verifier_not_implemented"]
     env.tasks.remove("TASK-001")
     assert cli("task", "list", "--env", "shop")[1] == "No tasks.\n"
 
@@ -179,8 +181,10 @@ def test_scaffold_to_reward(project: Path, cli) -> None:
                           "verifierId": "VER-001", "difficulty": "easy", "entities": ["O-1"]}) == "tasks/TASK-001.json"
     assert env.tools.scaffold("ship_order") == "tools/ship_order.py"
     assert cli("verifier", "add", "VER-001", "--env", "shop", "--task", "TASK-001")[0] == 0
-    # the stubs validate but the verifier fails on purpose
-    assert env.validate().findings == []
+    # the stubs validate, with a warning each, and the verifier fails on purpose
+    report = env.validate()
+    assert report.ok and [(f.level, f.code) for f in report.findings] == [
+        ("warning", "tool_not_implemented"), ("warning", "verifier_not_implemented")]
     fill(env.path, "environment.py", ENVIRONMENT_PY)
     fill(env.path, "tools/ship_order.py", SHIP_ORDER_PY)
     fill(env.path, "verifiers/ver_001.py", VER_001_PY)

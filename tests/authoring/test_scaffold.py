@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,8 @@ from silo_gym.scaffold import (
 from silo_gym.store import resolve_environment
 
 from .helpers import demo_verifiers_written, snapshot
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def err(fn, *args, **kwargs) -> SiloError:
@@ -238,13 +242,14 @@ def test_state_type_not_found(tmp_path: Path, source: str | None) -> None:
 # --- registry edits ----------------------------------------------------------------------------------
 
 
-def test_register_inserts_after_the_last_top_level_import() -> None:
+def test_register_keeps_imports_sorted_and_appends_to_the_list() -> None:
     source = (
         '"""Registry."""\n'
         "from .a import (\n"
         "    a,\n"
         "    b,\n"
         ")\n"
+        "from .zed import zed\n"
         "\n"
         "if True:\n"
         "    import os\n"
@@ -252,6 +257,7 @@ def test_register_inserts_after_the_last_top_level_import() -> None:
         "tools: list[object] = [\n"
         "    a,\n"
         "    b,\n"
+        "    zed,\n"
         "]\n"
     )
     assert register(source, "tools", "new_tool", "new_tool", "tools/__init__.py") == (
@@ -261,25 +267,56 @@ def test_register_inserts_after_the_last_top_level_import() -> None:
         "    b,\n"
         ")\n"
         "from .new_tool import new_tool\n"
+        "from .zed import zed\n"
         "\n"
         "if True:\n"
         "    import os\n"
         "\n"
         "tools: list[object] = [\n"
-        "    new_tool,\n"
         "    a,\n"
         "    b,\n"
+        "    zed,\n"
+        "    new_tool,\n"
         "]\n"
     )
 
 
-def test_register_without_imports_and_a_single_line_list() -> None:
-    assert register("tools = []", "tools", "x", "x", "tools/__init__.py") == "from .x import x\ntools = [\n    x,]"
-    assert register("import a\nverifiers=[a]", "verifiers", "v", "v", "r") == "import a\nfrom .v import v\nverifiers=[\n    v,a]"
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # the blank template: a new import section after __future__, the item on its own line
+        ('"""R."""\n\nfrom __future__ import annotations\n\ntools: list = []\n',
+         '"""R."""\n\nfrom __future__ import annotations\n\nfrom .x import x\n\ntools: list = [\n    x,\n]\n'),
+        ("tools = []", "from .x import x\n\ntools = [\n    x,\n]"),
+        ("import a\ntools=[a]", "import a\n\nfrom .x import x\n\ntools=[a, x]"),
+        ("tools = []\nimport a", "tools = [\n    x,\n]\nimport a\n\nfrom .x import x\n"),
+        ('"""Doc only."""\ntools = [get_item]\n', '"""Doc only."""\n\nfrom .x import x\n\ntools = [get_item, x]\n'),
+        # the ",]" that older scaffolds wrote is repaired
+        ("from .a import a\nfrom .b import b\n\ntools = [\n    b,\n    a,]\n",
+         "from .a import a\nfrom .b import b\nfrom .x import x\n\ntools = [\n    b,\n    a,\n    x,\n]\n"),
+        # a missing trailing comma is added; a comment stays with its item
+        ("from .a import a\n\ntools = [\n    a  # first\n]\n",
+         "from .a import a\nfrom .x import x\n\ntools = [\n    a,  # first\n    x,\n]\n"),
+        ("from .a import a\n\ntools = [\n    a,  # first\n]\n",
+         "from .a import a\nfrom .x import x\n\ntools = [\n    a,  # first\n    x,\n]\n"),
+        ("tools = [  # none yet\n]\n", "from .x import x\n\ntools = [  # none yet\n    x,\n]\n"),
+        ("from .ver_10 import ver_10\n\ntools = [ver_10]\n",
+         "from .ver_10 import ver_10\nfrom .x import x\n\ntools = [ver_10, x]\n"),
+        ("from ..state import State\n\ntools = []\n",
+         "from ..state import State\nfrom .x import x\n\ntools = [\n    x,\n]\n"),
+        # a one-line list that would grow past 88 columns becomes one item per line
+        ("tools = [" + ", ".join(f"tool_number_{i}" for i in range(6)) + "]\n",
+         "from .x import x\n\ntools = [\n" + "".join(f"    tool_number_{i},\n" for i in range(6)) + "    x,\n]\n"),
+    ],
+)
+def test_register_appends_in_the_order_given(source: str, expected: str) -> None:
+    assert register(source, "tools", "x", "x", "tools/__init__.py") == expected
 
 
-def test_register_when_the_list_comes_before_an_unterminated_import() -> None:
-    assert register("tools = []\nimport a", "tools", "x", "x", "r") == "tools = [\n    x,]\nimport a\nfrom .x import x\n"
+def test_register_sorts_imports_naturally() -> None:
+    source = "from .ver_10 import ver_10\n\nverifiers = [ver_10]\n"
+    assert register(source, "verifiers", "ver_9", "ver_9", "r") == (
+        "from .ver_9 import ver_9\nfrom .ver_10 import ver_10\n\nverifiers = [ver_10, ver_9]\n")
 
 
 def test_register_errors() -> None:
@@ -314,13 +351,21 @@ def test_tool_add_cli(project: Path, cli) -> None:
         "\n"
         "\n"
         "def _run(state: State, input: dict[str, Any]) -> Any:\n"
-        "    raise ToolError(\"invalid_state\", 'Tool \"get-profits\" is not implemented yet.')\n"
+        "    raise ToolError(\n"
+        '        "invalid_state",\n'
+        "        'Tool \"get-profits\" is not implemented yet.',\n"
+        "    )\n"
         "\n"
         "\n"
         "get_profits = define_tool(\n"
         '    name="get-profits",\n'
         '    description="TODO: describe what get-profits does.",\n'
-        '    input_schema={"type": "object", "properties": {}, "required": [], "additionalProperties": False},\n'
+        "    input_schema={\n"
+        '        "type": "object",\n'
+        '        "properties": {},\n'
+        '        "required": [],\n'
+        '        "additionalProperties": False,\n'
+        "    },\n"
         "    run=_run,\n"
         ")\n"
     )
@@ -331,12 +376,12 @@ def test_tool_add_cli(project: Path, cli) -> None:
                                "registeredIn": "tools/__init__.py", "identifier": "refund"}
     assert list(json.loads(out)) == ["ok", "action", "name", "created", "registeredIn", "identifier"]
     refund = (env_dir / "tools/refund.py").read_text()
-    assert 'description="Refund \\"an\\" order.\\n",' in refund
+    assert "description='Refund \"an\" order.\\n'," in refund  # the quotes that need no escape
     assert "from ..state import Shop_State" in refund
     registry = (env_dir / "tools/__init__.py").read_text()
-    assert "from __future__ import annotations\nfrom .get_profits import get_profits\nfrom .refund import refund\n" \
+    assert "from __future__ import annotations\n\nfrom .get_profits import get_profits\nfrom .refund import refund\n" \
         in registry
-    assert "tools: list = [\n    refund,\n    get_profits,]" in registry
+    assert "tools: list = [\n    get_profits,\n    refund,\n]" in registry  # in the order they were added
     code, out, _ = cli("tool", "list", "--env", "shop", "--json")
     assert code == 1  # Shop_State does not exist in state.py: the import fails
     assert "could not be imported" in _
@@ -369,7 +414,11 @@ def test_verifier_add_and_list_cli(project: Path, cli) -> None:
         "from ..state import State\n"
         "\n"
         "\n"
-        "def _check(final_state: State, initial_state: State, context: VerifierContext) -> list[VerifierCheck]:\n"
+        "def _check(\n"
+        "    final_state: State,\n"
+        "    initial_state: State,\n"
+        "    context: VerifierContext,\n"
+        ") -> list[VerifierCheck]:\n"
         "    return [\n"
         "        check(\n"
         '            "TODO: define success condition",\n'
@@ -391,9 +440,9 @@ def test_verifier_add_and_list_cli(project: Path, cli) -> None:
     assert json.loads(out) == {"ok": True, "action": "add", "id": "VER-002", "created": "verifiers/ver_002.py",
                                "registeredIn": "verifiers/__init__.py", "identifier": "ver_002"}
     assert cli("verifier", "list", "--env", "shop") == (
-        0, "VER-002\tTASK-002\tTwo\nVER-001\tTASK-001\tTODO: name what VER-001 proves.\n", "")
+        0, "VER-001\tTASK-001\tTODO: name what VER-001 proves.\nVER-002\tTASK-002\tTwo\n", "")
     code, out, _ = cli("verifier", "list", "--env", "shop", "--json")
-    assert json.loads(out)[0] == {"id": "VER-002", "taskId": "TASK-002", "name": "Two"}
+    assert json.loads(out)[1] == {"id": "VER-002", "taskId": "TASK-002", "name": "Two"}
     assert cli("verifier", "add", "VER-003", "--env", "shop") == (1, "", "error: Missing --task.\n")
     assert cli("verifier", "add", "--env", "shop", "--task", "T") == (1, "", "error: Missing <id>.\n")
 
@@ -404,7 +453,8 @@ def test_stub_verifier_fails_on_purpose(project: Path) -> None:
     env.verifiers.scaffold("VER-001", "TASK-001")
     env.tools.scaffold("noop")
     report = env.validate()
-    assert report.findings == [] and report.ok
+    assert report.ok and [(f.level, f.code) for f in report.findings] == [
+        ("warning", "tool_not_implemented"), ("warning", "verifier_not_implemented")]
     from silo_gym import run_task
 
     result = run_task("shop", "TASK-001", lambda task, tools, call_tool, signal: {"output": "x"}, cwd=project)
@@ -505,3 +555,54 @@ def test_cli_values_that_look_like_flags_and_flags_it_does_not_know(project: Pat
     code, _, err = cli("data", "add", "x", "y", "--env", "shop", "--data", "1")
     assert err.startswith('error: Unexpected argument "y" for silo-gym data add.\n')
     assert snapshot(project) == before
+
+
+def _ruff(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ruff", *args, "--no-cache"], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+RUFF_RULES = ("check", "--isolated", "--select", "E,W,F,I,B,UP,COM", "--line-length", "88", ".")
+
+
+def test_scaffolds_are_ruff_clean_and_keep_the_order_given(project: Path, cli) -> None:
+    cli("init", "shop")
+    env_dir = project / ".silo/environments/shop"
+    for name in ("zeta", "alpha", "1st-tool", "class"):
+        assert cli("tool", "add", name, "--env", "shop", "--description", 'Say "hi", it\'s "me".')[0] == 0
+    for vid in ("VER-010", "VER-002", "VER-9"):
+        assert cli("verifier", "add", vid, "--env", "shop", "--task", "TASK-001")[0] == 0
+    assert [line.split("\t")[0] for line in cli("tool", "list", "--env", "shop")[1].splitlines()] == [
+        "zeta", "alpha", "1st-tool", "class"]
+    assert [line.split("\t")[0] for line in cli("verifier", "list", "--env", "shop")[1].splitlines()] == [
+        "VER-010", "VER-002", "VER-9"]
+    for args in (RUFF_RULES, ("check", "--config", str(REPO_ROOT / "pyproject.toml"), "."),
+                 ("format", "--isolated", "--check", ".")):
+        done = _ruff(*args, cwd=env_dir)
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    assert (env_dir / "verifiers/__init__.py").read_text() == (
+        '"""Verifier registry: a verifier exists only when it is listed in ``verifiers``."""\n'
+        "\n"
+        "from __future__ import annotations\n"
+        "\n"
+        "from .ver_002 import ver_002\n"  # ruff's order: a leading zero compares digit by digit
+        "from .ver_010 import ver_010\n"
+        "from .ver_9 import ver_9\n"
+        "\n"
+        "verifiers: list = [\n"
+        "    ver_010,\n"
+        "    ver_002,\n"
+        "    ver_9,\n"
+        "]\n"
+    )
+
+
+def test_a_tool_added_to_the_crm_copy_keeps_its_registry_ruff_clean(project: Path, cli) -> None:
+    cli("init", "sales", "--template", "crm")
+    env_dir = project / ".silo/environments/sales"
+    assert cli("tool", "add", "archive_account", "--env", "sales")[0] == 0
+    assert cli("tool", "add", "zz_export", "--env", "sales")[0] == 0
+    names = [line.split("\t")[0] for line in cli("tool", "list", "--env", "sales")[1].splitlines()]
+    assert names[-2:] == ["archive_account", "zz_export"] and len(names) == 44
+    done = _ruff("check", "--config", str(REPO_ROOT / "pyproject.toml"), "tools", cwd=env_dir)
+    assert done.returncode == 0, done.stdout

@@ -183,8 +183,8 @@ def test_task_errors(env, project: Path) -> None:
         e = err(fn, arg)
         assert (e.code, e.message, e.details) == (
             "task_not_found",
-            'Task "TASK-404" was not found in environment "shop".',
-            {"environment": "shop", "taskId": "TASK-404"},
+            'Task "TASK-404" was not found in environment "shop". Available: TASK-002.',
+            {"environment": "shop", "taskId": "TASK-404", "available": ["TASK-002"]},
         )
     before = snapshot(project)
     e = err(env.tasks.add, {**TASK, "id": "TASK-003", "instruction": "   "})
@@ -262,7 +262,8 @@ def test_task_cli_errors(project: Path, cli) -> None:
         1, "", 'error: task_already_exists: Task "TASK-001" already exists in environment "shop" '
                "(TASK-001.json).\n")
     assert cli("task", "update", "TASK-404", "--env", "shop", "--title", "x") == (
-        1, "", 'error: task_not_found: Task "TASK-404" was not found in environment "shop".\n')
+        1, "", 'error: task_not_found: Task "TASK-404" was not found in environment "shop". '
+               "Available: TASK-001.\n")
     assert cli("task", "update", "TASK-001", "--env", "shop", "--title", "") == (
         1, "", 'error: task_invalid: Task file "TASK-001.json" in environment "shop" is missing a non-empty '
                '"title".\n')

@@ -239,6 +239,58 @@ def test_tool_schema_invalid(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("name", "portable"),
+    [("get.item", False), ("a" * 65, False), ("a" * 64, True), ("get-item_2", True), ("X", True)],
+)
+def test_tool_name_llm_incompatible(tmp_path: Path, name: str, portable: bool) -> None:
+    # OpenAI and Anthropic tool calling accept ^[a-zA-Z0-9_-]{1,64}$; safe names also allow "." and 100 chars.
+    extra = f'other = define_tool(name="{name}", description="x", input_schema=SCHEMA, run=_get)\n'
+    report = check_env(tmp_path, {"tools/__init__.py": tools_src("get_item, other", extra)})
+    expected = [] if portable else [(
+        "warning", "tool_name_llm_incompatible",
+        f'Tool name "{name}" would be refused by OpenAI and Anthropic tool calling, which accept 1 to 64 '
+        'letters, digits, "_" and "-".')]
+    assert findings(report) == expected
+    assert report.ok is True
+
+
+STUB_TOOL = """
+from silo_gym import ToolError
+
+
+def _stub(state, input):
+    raise ToolError("invalid_state", 'Tool "todo" is not implemented yet.')
+
+
+todo = define_tool(name="todo", description="x", input_schema=SCHEMA, run=_stub)
+"""
+
+
+def test_tool_not_implemented(tmp_path: Path) -> None:
+    report = check_env(tmp_path, {"tools/__init__.py": tools_src("get_item, todo", STUB_TOOL)})
+    assert findings(report) == [(
+        "warning", "tool_not_implemented",
+        'Tool "todo" is still the scaffold\'s stub: its run raises "not implemented yet". Implement run(state, input).')]
+    assert report.ok is True
+
+
+def test_verifier_not_implemented(tmp_path: Path) -> None:
+    stub = """
+def _todo(final_state, initial_state, context):
+    return [check("TODO: define success condition", False, 'Verifier "VER-001" is not implemented yet.')]
+
+
+ver_stub = define_verifier(id="VER-001", task_id="TASK-001", name="Stub", check=_todo)
+"""
+    report = check_env(tmp_path, {"verifiers/__init__.py": verifiers_src("ver_stub", stub)})
+    assert findings(report) == [(
+        "warning", "verifier_not_implemented",
+        'Verifier "VER-001" is still the scaffold\'s stub: its check always fails. '
+        "Implement check(final_state, initial_state, context).")]
+    assert report.ok is True
+
+
 def test_bind_tools_failed_when_it_raises(tmp_path: Path) -> None:
     init = "from .environment import create_state\nfrom .verifiers import verifiers\n\n\n" \
            "def bind_tools(state):\n    raise KeyError('tools')\n"
@@ -271,9 +323,9 @@ def test_verifier_orphan(tmp_path: Path) -> None:
     extra = 'ver_009 = define_verifier(id="VER-009", task_id="TASK-009", name="Lost", check=_check)\n'
     report = check_env(tmp_path, {"verifiers/__init__.py": verifiers_src("ver_001, ver_009", extra)})
     assert findings(report) == [
-        ("warning", "verifier_orphan", 'Verifier "VER-009" is for task "TASK-009", which does not exist.')
+        ("error", "verifier_orphan", 'Verifier "VER-009" is for task "TASK-009", which does not exist.')
     ]
-    assert report.ok is True
+    assert report.ok is False  # it can never grade anything (issue 10)
 
 
 def test_verifier_task_mismatch(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""A Silo environment: the runtime needs ``create_state``, ``bind_tools(state)`` and ``verifiers``."""
+"""A Silo environment: the runtime needs create_state, bind_tools and verifiers."""
 
 from __future__ import annotations
 

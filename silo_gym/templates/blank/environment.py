@@ -8,5 +8,5 @@ __all__ = ["create_state"]
 
 
 def create_state() -> State:
-    """A fresh world. Read your datasets from ``data/`` here and build new dicts and lists."""
+    """A fresh world: read your datasets from data/ here, build new dicts and lists."""
     return {}
