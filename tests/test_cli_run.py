@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ENVS_DIR, subprocess_env
@@ -188,7 +189,7 @@ def test_errors(project, capsys, argv, message):
 
 
 RUN_USAGE = ("usage: silo-gym run [-h] --env E --task T [--agent PATH] [--runs N] [--max-tool-calls N]\n"
-             "                    [--timeout-ms MS] [--json]\n"
+             "                    [--timeout-ms MS] [--variant K] [--verbose] [--json]\n"
              'Run "silo-gym run --help" for what each flag does and its default.\n')
 
 
@@ -211,7 +212,7 @@ RUN_USAGE = ("usage: silo-gym run [-h] --env E --task T [--agent PATH] [--runs N
         (["--agent", "--runs", "2"], "--agent needs a value."),
         (["--rnus", "2"], "Unknown flag --rnus for silo-gym run."),
         (["--run", "2"], "Unknown flag --run for silo-gym run."),  # no prefix matching
-        (["--verbose"], "Unknown flag --verbose for silo-gym run."),
+        (["--verbos"], "Unknown flag --verbos for silo-gym run."),
         (["--json=yes"], '--json is a switch: give it alone or as --json=true / --json=false; got "yes".'),
         (["extra"], 'Unexpected argument "extra" for silo-gym run.'),
         (["-x"], 'Unexpected argument "-x" for silo-gym run.'),
@@ -386,3 +387,31 @@ def test_module_entry_point_in_subprocess(tmp_path):
     out = subprocess.run([sys.executable, "-m", "silo_gym", "bogus"], capture_output=True, text=True,
                          env=subprocess_env(), timeout=60)
     assert (out.returncode, out.stderr) == (1, 'error: unknown command "bogus". Run "silo-gym --help".\n')
+
+
+def test_verbose_prints_the_agent_traceback(project, capsys):
+    (project / "broken.py").write_text(
+        "def deep():\n    raise KeyError('no such order')\n\n\ndef agent(task, tools, call_tool, signal):\n    deep()\n")
+    code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "broken.py",
+                             "--verbose")
+    assert code == 1
+    assert "Error:       'no such order'\n" in out
+    assert "Agent traceback (run_" in err and "in deep" in err and "KeyError: 'no such order'" in err
+    code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "broken.py")
+    assert "Traceback" not in err
+
+
+def test_run_plays_a_variant(project, capsys):
+    (project / "price.py").write_text(
+        "def agent(task, tools, call_tool, signal):\n"
+        "    item = call_tool('get_item', {'itemId': 'I-1'})['output']\n"
+        "    return {'output': str(item['price'])}\n")
+    code, out, err = run_cli(capsys, "run", "--env", "variety", "--task", "TASK-001", "--agent", "price.py",
+                             "--variant", "4", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    run = json.loads((Path(summary["runs"][0]["runDir"]) / "run.json").read_text())
+    assert run["config"]["variant"] == 4
+    code, out, err = run_cli(capsys, "run", "--env", "variety", "--task", "TASK-001", "--agent", "price.py",
+                             "--variant", "3")
+    assert code == 1 and "error: variant_preconditions_unmet: Variant 3" in err

@@ -152,7 +152,8 @@ def run_command(args: argparse.Namespace) -> int:
         progress = tqdm(total=runs, desc=f"{env_name}/{task_id}", file=sys.stderr, unit="run")
     results: list[RunResult] = []
     for _ in range(runs):
-        results.append(run_task(env_name, task_id, agent, max_tool_calls=max_calls, timeout_ms=timeout_ms))
+        results.append(run_task(env_name, task_id, agent, max_tool_calls=max_calls, timeout_ms=timeout_ms,
+                                variant=args.variant))
         if progress is not None:
             progress.update(1)
     if progress is not None:
@@ -165,6 +166,11 @@ def run_command(args: argparse.Namespace) -> int:
         sys.stdout.write(format_single_run(results[0]))
     else:
         sys.stdout.write(format_summary(summary, results))
+    if args.verbose:
+        for r in results:
+            tb = next((e.get("traceback") for e in r.trace if e.get("type") == "run_end"), None)
+            if tb:
+                sys.stderr.write(f"Agent traceback ({r.run.get('runId')}):\n{tb}")
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -225,5 +231,9 @@ def register(commands: Commands) -> None:
                    help="tool calls allowed per run")
     p.add_argument("--timeout-ms", metavar="MS", type=non_negative, default=120000,
                    help="time allowed per run, in milliseconds")
+    p.add_argument("--variant", metavar="K", type=non_negative, default=None,
+                   help="play variant K of the task's world (docs/variants.md); default: the canonical world")
+    p.add_argument("--verbose", action="store_true",
+                   help="print the agent's traceback (kept in the trace's run_end) when it raised")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=run_command)
