@@ -14,7 +14,7 @@ import orjson
 
 from .jsonfmt import _FALLBACK, _default, _prepare, _raw_compact, _TooDeep, canonical
 
-__all__ = ["ABSENT", "EMPTY_DIFF_BYTES", "diff_state", "js_strict_equal", "key_by_id"]
+__all__ = ["ABSENT", "EMPTY_DIFF_BYTES", "diff_plain_initial", "diff_state", "js_strict_equal", "key_by_id"]
 
 
 class _Absent:
@@ -171,12 +171,107 @@ def diff_state(initial: Any, final: Any) -> dict[str, Any]:
     If either state is not a dict the diff is empty (our rule). Never raises on JSON-compatible
     states.
     """
+    return _diff(initial, final, _collection_entry, None)
+
+
+def diff_plain_initial(initial: dict[str, Any], final: Any, initial_bytes: dict[str, bytes]) -> dict[str, Any]:
+    """:func:`diff_state` for an ``initial`` world that is plain JSON (restored from orjson bytes),
+    given ``initial_bytes[key]``, the orjson bytes each top-level value was restored from.
+
+    Gives exactly :func:`diff_state`'s result at a cost that follows what changed: a top-level
+    value whose orjson bytes and value are both unchanged is skipped, and changed collections are
+    compared record by record with :func:`_same_as_plain` instead of being walked whole.
+    """
+    return _diff(initial, final, _collection_entry_plain, initial_bytes)
+
+
+def _dumps_plain(value: Any) -> bytes | None:
+    try:
+        return orjson.dumps(value, option=_PLAIN_OPTIONS)
+    except (TypeError, OverflowError, RecursionError):
+        return None
+
+
+#: orjson refusing (TypeError) dates, dataclasses and subclasses of str/int/dict/list, which it
+#: would otherwise write in a form other than the canonical one.
+_PLAIN_OPTIONS: Final = (
+    orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def _same_as_plain(plain: Any, value: Any) -> bool:
+    """``canonical(plain) == canonical(value)`` for a ``plain`` JSON value (dicts, lists, str,
+    int, finite float, bool, None only).
+
+    Equal orjson bytes alone are not proof: orjson writes enums and UUIDs by their value and NaN as
+    null. Python equality alone is not proof either: it ignores key order and ``True == 1``. Both
+    together are: a value orjson writes like ``plain`` and that also compares equal to it holds no
+    enum, UUID, NaN or tuple (none equals a plain JSON value), the same keys in the same order and
+    the same types as far as JSON tells. Anything else is settled by the canonical bytes.
+    """
+    try:
+        if plain == value and _dumps_plain(value) == _dumps_plain(plain) is not None:
+            return True
+    except RecursionError:
+        pass
+    return canonical(plain) == canonical(value)
+
+
+def _unchanged_key(plain: Any, value: Any, plain_bytes: bytes) -> bool:
+    """A top-level value known unchanged by the proof of :func:`_same_as_plain` (bytes first: one
+    ``orjson.dumps`` of the final world is the floor of ending an episode); ``False`` means
+    "maybe changed", left to the exact per-key rules."""
+    if type(plain) is not type(value) or _dumps_plain(value) != plain_bytes:
+        return False
+    try:
+        return bool(plain == value)
+    except RecursionError:
+        return False
+
+
+def _collection_entry_plain(before: Any, after: Any, before_bytes: bytes | None = None) -> dict[str, list[Any]] | None:
+    """:func:`_collection_entry` for a plain ``before`` (see :func:`diff_plain_initial`).
+
+    Records equal in Python are proven canonical-equal in bulk (one ``orjson.dumps`` of each side's
+    list of them); only records that differ, or a batch whose bytes disagree, are settled one by
+    one, so the cost follows the collection's size at C speed and its changes at Python speed.
+    ``before_bytes`` (``before``'s orjson bytes) saves writing ``before`` again when every one of
+    its records is among the equal ones, in order (records were only added).
+    """
+    before_map = key_by_id(before) if isinstance(before, list) else before
+    after_map = key_by_id(after) if isinstance(after, list) else after
+    added = [k for k in after_map if k not in before_map]
+    removed = [k for k in before_map if k not in after_map]
+    try:
+        differ = {k for k, a in after_map.items() if k in before_map and before_map[k] != a}
+    except RecursionError:
+        differ = {k for k in after_map if k in before_map}
+    equal = [k for k in after_map if k in before_map and k not in differ]
+    if equal:
+        if before_bytes is not None and before is before_map and len(equal) == len(before_map) \
+                and equal == list(before_map):
+            same = _dumps_plain({k: after_map[k] for k in equal}) == before_bytes
+        else:
+            after_bytes = _dumps_plain([after_map[k] for k in equal])
+            same = after_bytes is not None and after_bytes == _dumps_plain([before_map[k] for k in equal])
+        if not same:
+            differ.update(equal)  # some record differs in key order, bool/int or float form
+    changed = [k for k in after_map if k in differ and not _same_as_plain(before_map[k], after_map[k])]
+    if added or removed or changed:
+        return {"added": added, "removed": removed, "changed": changed}
+    return None
+
+
+def _diff(initial: Any, final: Any, collection_entry: Any, initial_bytes: dict[str, bytes] | None) -> dict[str, Any]:
     scalars: list[dict[str, Any]] = []
     collections: dict[Any, dict[str, list[Any]]] = {}
     if not isinstance(initial, dict) or not isinstance(final, dict):
         return {"scalars": scalars, "collections": collections}
     for key, after in final.items():
         before = initial.get(key, ABSENT)
+        if initial_bytes is not None and before is not ABSENT and key in initial_bytes:
+            if _unchanged_key(before, after, initial_bytes[key]):
+                continue  # nothing under this key changed (no scalar entry, no collection entry)
         is_collection = isinstance(after, dict) and isinstance(before, (dict, list))
         if not is_collection and not (isinstance(before, list) and isinstance(after, list)):
             if isinstance(after, _SCALAR_TYPES) and not js_strict_equal(before, after):
@@ -186,7 +281,8 @@ def diff_state(initial: Any, final: Any) -> dict[str, Any]:
                 entry["to"] = after
                 scalars.append(entry)
             continue
-        change = _collection_entry(before, after)
+        change = (collection_entry(before, after) if initial_bytes is None
+                  else collection_entry(before, after, initial_bytes.get(key)))
         if change is not None:
             collections[key] = change
     return {"scalars": scalars, "collections": collections}

@@ -18,7 +18,7 @@ import gymnasium as gym
 import orjson
 from gymnasium.error import ResetNeeded
 
-from .episode import Episode, EpisodeEnd, Listener, _orjson_exact, parse_action, snapshot_state
+from .episode import Episode, EpisodeEnd, Listener, Snapshot, _orjson_exact, parse_action
 from .errors import SiloError
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, open_environment, open_environment_at
@@ -366,7 +366,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         shared = self._shared
         if shared.orjson_state is None:
             shared.orjson_state = _orjson_exact(state)
-        snapshot, is_orjson = snapshot_state(state, shared.orjson_state)
+        snapshot = Snapshot.take(state, shared.orjson_state)
         tools = module.bind_tools(state)
         self.episode = Episode(
             environment=self.environment_name,
@@ -374,7 +374,6 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             verifier=verifier,
             state=state,
             snapshot=snapshot,
-            snapshot_is_orjson=is_orjson,
             tools=list(tools),
             max_tool_calls=self.max_tool_calls,
             timeout_ms=self.timeout_ms,

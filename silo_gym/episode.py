@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .diff import diff_state
+from .diff import diff_plain_initial, diff_state
 from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
 from .rounding import js_round
@@ -34,6 +34,7 @@ __all__ = [
     "EpisodeEnd",
     "Listener",
     "ParsedAction",
+    "Snapshot",
     "iso_now",
     "parse_action",
     "snapshot_state",
@@ -166,9 +167,50 @@ def _orjson_exact(value: Any, depth: int = 0) -> bool:
     return False
 
 
+class Snapshot:
+    """An exact serialised copy of the initial world (silo-format §5.1 step 6).
+
+    A dict world that round-trips exactly through orjson is kept as one orjson text per top-level
+    key (``parts``), so the end of the episode can tell unchanged keys from their bytes and diff
+    only what changed (:func:`silo_gym.diff.diff_plain_initial`); anything else (NaN, tuples, big
+    ints, a non-dict world) is kept as pickle protocol 5 bytes (``blob``).
+    """
+
+    __slots__ = ("parts", "blob")
+
+    def __init__(self, parts: dict[str, bytes] | None, blob: bytes | None) -> None:
+        self.parts = parts
+        self.blob = blob
+
+    @classmethod
+    def take(cls, state: Any, use_orjson: bool) -> Snapshot:
+        if use_orjson and type(state) is dict:
+            try:
+                return cls({k: _dumps_plain(v) for k, v in state.items()}, None)
+            except (TypeError, OverflowError, RecursionError):
+                pass
+        return cls(None, pickle.dumps(state, protocol=5))
+
+    def restore(self) -> Any:
+        """A fresh object tree equal to the snapshot."""
+        if self.parts is not None:
+            return {k: orjson.loads(b) for k, b in self.parts.items()}
+        assert self.blob is not None
+        return pickle.loads(self.blob)
+
+
+#: orjson refusing (TypeError) the values it would write in a non-canonical native form, so that
+#: equal bytes can stand for equal canonical bytes (see silo_gym.diff).
+_PLAIN_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def _dumps_plain(value: Any) -> bytes:
+    return orjson.dumps(value, option=_PLAIN_OPTIONS)
+
+
 def snapshot_state(state: Any, use_orjson: bool) -> tuple[bytes, bool]:
-    """An exact serialised snapshot of ``state`` (silo-format §5.1 step 6): orjson bytes when the
-    state round-trips exactly through orjson, else pickle protocol 5 (NaN, tuples, big ints...)."""
+    """An exact serialised snapshot of ``state`` as one blob: orjson bytes when the state
+    round-trips exactly through orjson, else pickle protocol 5 (for tools such as replay)."""
     if use_orjson:
         try:
             return orjson.dumps(state), True
@@ -237,8 +279,7 @@ class Episode:
         task: Task,
         verifier: Any,
         state: Any,
-        snapshot: bytes,
-        snapshot_is_orjson: bool,
+        snapshot: Snapshot,
         tools: list[Any],
         max_tool_calls: int,
         timeout_ms: int,
@@ -251,7 +292,6 @@ class Episode:
         self.verifier = verifier
         self.state = state
         self._snapshot = snapshot
-        self._snapshot_is_orjson = snapshot_is_orjson
         self.tools = tools
         self.tool_map = {t.name: t for t in tools}  # later duplicates win (§3.2)
         self.max_tool_calls = max_tool_calls
@@ -433,24 +473,16 @@ class Episode:
 
     # -- the end (silo-format §5.5) --------------------------------------------------------
 
-    def _state_diff(self) -> dict[str, Any]:
-        """The state diff of the initial snapshot against the final state (silo-format §8).
+    def _state_diff(self, initial: Any) -> dict[str, Any]:
+        """The state diff of the initial world against the final state (silo-format §8).
 
-        It compares against a pristine copy of the snapshot (a verifier must not change what it
-        was given). When the final state serialises to the very bytes of the snapshot, nothing
-        changed and the diff is empty without building it; top-level non-finite floats are the
-        one thing orjson bytes cannot tell apart from ``null``, so they take the full path.
+        ``initial`` is the restored snapshot, untouched by anyone yet. With per-key orjson bytes
+        (the usual case), keys whose bytes and values are unchanged are skipped without walking
+        them, and changed collections are compared record by record (``diff_plain_initial``).
         """
-        if self._snapshot_is_orjson and isinstance(self.state, dict):
-            try:
-                same = orjson.dumps(self.state) == self._snapshot
-            except TypeError:
-                same = False
-            # Equal orjson bytes prove equal canonical bytes only for plain JSON values (orjson
-            # writes enums, dates or NaN differently from the canonical writer): check those.
-            if same and _orjson_exact(self.state):
-                return {"scalars": [], "collections": {}}
-        return diff_state(restore_state(self._snapshot, self._snapshot_is_orjson), self.state)
+        if self._snapshot.parts is not None:
+            return diff_plain_initial(initial, self.state, self._snapshot.parts)
+        return diff_state(initial, self.state)
 
     def _agent_end_events(self, reason: str, error: str | None, text: str | None,
                           traceback: str | None) -> None:
@@ -520,7 +552,10 @@ class Episode:
             listening = bool(self.listeners)
             if listening:
                 self._agent_end_events(final_reason, error, text, traceback)
-            initial = restore_state(self._snapshot, self._snapshot_is_orjson)
+            initial = self._snapshot.restore()
+            # The diff is taken before grading, from the pristine restored world, so the verifier
+            # can be handed that same world (one restore per episode end).
+            state_diff = self._state_diff(initial)
             outcome: VerifierOutcome | None = None
             grading_error: VerifierError | None = None
             try:
@@ -547,7 +582,6 @@ class Episode:
                         "reward": outcome.reward,
                         "checks": result["checks"],
                     })
-            state_diff = self._state_diff()
             self.end = EpisodeEnd(final_reason, error, raw_output, outcome, result, state_diff, grading_error)
             if listening:
                 self._notify_end(result, state_diff, final_reason)

@@ -547,3 +547,107 @@ def test_property_matches_reference_algorithm(initial: dict[str, Any], final: di
     got = diff_state(initial, final)
     assert dumps_pretty(got) == dumps_pretty({"scalars": scalars, "collections": collections})
     assert [e["field"] for e in got["scalars"]] == [e["field"] for e in scalars]
+
+
+# --- the episode's fast diff against a plain initial world (issue 14) ------------------------------
+
+import enum  # noqa: E402
+
+import orjson  # noqa: E402
+
+from silo_gym.diff import diff_plain_initial  # noqa: E402
+
+
+class _Color(enum.Enum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    ONE = 1
+
+
+class _Name(str):
+    pass
+
+
+#: Values that orjson writes like a plain value, or that Python finds equal to one, but whose
+#: canonical bytes differ (or agree) in ways a byte or equality shortcut alone would get wrong.
+tricky = st.sampled_from([
+    _Color.RED, "red", _Level.ONE, 1, 1.0, True, False, 0, -0.0, 0.0, float("nan"), float("inf"), None,
+    uuid.UUID(int=7), str(uuid.UUID(int=7)), (1, 2), [1, 2], _Name("red"), 2**70, {"b": 1, "a": 2},
+    {"a": 2, "b": 1}, [], {}, "",
+])
+plain_scalars = st.none() | st.booleans() | st.integers(-1000, 1000) | st.floats(allow_nan=False,
+                                                                                  allow_infinity=False) | st.text(max_size=4)
+plain_values = st.recursive(
+    plain_scalars,
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.sampled_from(["id", "a", "b", "v"]), children, max_size=3)
+    | st.lists(st.fixed_dictionaries({"id": st.sampled_from(["a", "b", "c"])}, optional={"v": children}),
+               max_size=3),
+    max_leaves=12,
+)
+plain_states = st.dictionaries(st.sampled_from(["a", "b", "rows", "seq", "n"]), plain_values, max_size=5)
+
+
+def _containers(value: Any, out: list[Any]) -> list[Any]:
+    if isinstance(value, dict):
+        out.append(value)
+        for v in value.values():
+            _containers(v, out)
+    elif isinstance(value, list):
+        out.append(value)
+        for v in value:
+            _containers(v, out)
+    return out
+
+
+@st.composite
+def mutated(draw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    initial = draw(plain_states)
+    final = orjson.loads(orjson.dumps(initial))
+    for _ in range(draw(st.integers(0, 4))):
+        spots = _containers(final, [])
+        target = draw(st.sampled_from(spots))
+        value = copy.deepcopy(draw(tricky | plain_values))  # the pool's containers stay pristine
+        if isinstance(target, dict):
+            if target and draw(st.booleans()):
+                key = draw(st.sampled_from(list(target)))
+                if draw(st.booleans()):  # move the key to the end: same content, new key order
+                    target[key] = target.pop(key)
+                    continue
+            else:
+                key = draw(st.sampled_from(["id", "a", "b", "v", "new"]))
+            target[key] = value
+        elif target:
+            target[draw(st.integers(0, len(target) - 1))] = value
+        else:
+            target.append(value)
+    return initial, final
+
+
+@settings(max_examples=600, deadline=None)
+@given(mutated())
+def test_property_fast_diff_equals_diff_state(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    initial, final = pair
+    parts = {k: orjson.dumps(v) for k, v in initial.items()}
+    restored = {k: orjson.loads(b) for k, b in parts.items()}
+    assert dumps_pretty(diff_plain_initial(restored, final, parts)) == dumps_pretty(diff_state(restored, final))
+
+
+@pytest.mark.parametrize(("before", "after", "changed"), [
+    ({"k": "red"}, {"k": _Color.RED}, True),      # orjson writes the enum's value; canonical writes null
+    ({"k": None}, {"k": float("nan")}, False),   # both canonical null
+    ({"k": 1}, {"k": True}, True),               # equal in Python, not in JSON
+    ({"k": 1}, {"k": 1.0}, False),               # canonical 1 both
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True),  # key order counts (silo-format §8)
+    ({"k": [1, 2]}, {"k": (1, 2)}, False),       # a tuple serializes like a list
+    ({"k": "x"}, {"k": _Name("x")}, False),      # a str subclass is written as its str
+    ({"k": str(uuid.UUID(int=7))}, {"k": uuid.UUID(int=7)}, True),
+])
+def test_fast_diff_record_edge_cases(before: Any, after: Any, changed: bool) -> None:
+    initial = {"coll": {"r": before}}
+    final = {"coll": {"r": after}}
+    parts = {k: orjson.dumps(v) for k, v in initial.items()}
+    expected = {"scalars": [], "collections": {"coll": coll(changed=["r"])} if changed else {}}
+    assert diff_plain_initial(initial, final, parts) == expected == diff_state(initial, final)
