@@ -84,18 +84,19 @@ class CompiledSchema:
         explain = self._explain
 
         def problems(value: Any) -> list[str]:
-            out: list[str] = []
-            failed: list[Path] = []
             try:
                 instance = json_instance(value)
                 if implied and instance is value and is_valid(instance):
-                    return out
+                    return []
+                out: list[str] = []
+                failed: list[Path] = []
                 if silo is not None:
                     silo(value, (), out, failed)
                 if is_valid(instance):
                     return out
                 return explain(instance, out, failed)
             except NotJson as exc:
+                out, failed = [], []
                 if silo is not None:  # the value is not JSON: the Silo pass still speaks first
                     silo(value, (), out, failed)
                 if not any(exc.path[: len(f)] == f for f in failed):
