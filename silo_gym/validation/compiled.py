@@ -85,6 +85,21 @@ class CompiledSchema:
 
         def problems(value: Any) -> list[str]:
             try:
+                if implied and type(value) is dict:
+                    # Most tool inputs: a flat object of ASCII strings, integers and booleans is
+                    # its own instance (no null, nothing to copy), so it needs one library call.
+                    for key, member in value.items():
+                        kind = type(member)
+                        if kind is str:
+                            if not member.isascii():
+                                break
+                        elif kind is not int and kind is not bool:
+                            break
+                        if type(key) is not str or not key.isascii():
+                            break
+                    else:
+                        if is_valid(value):
+                            return []
                 instance = json_instance(value)
                 if implied and instance is value and is_valid(instance):
                     return []

@@ -86,26 +86,15 @@ _DROP = object()
 
 
 def json_instance(value: Any) -> Any:
-    """``value`` with every object member whose value is ``None`` removed, recursively.
+    """``value`` with every object member whose value is ``None`` removed, recursively, and each
+    lone surrogate shown as U+FFFD.
 
-    Returns ``value`` itself when there is nothing to remove (the common case: no copy).
+    Returns ``value`` itself when there is nothing to change (no copy).
 
     Raises:
         NotJson: for the first value that is not JSON, depth first.
         RecursionError: for an input nested too deeply.
     """
-    if type(value) is dict:
-        for k, x in value.items():
-            tx = type(x)
-            if tx is str:
-                if not x.isascii():
-                    break
-            elif tx is not int and tx is not bool:
-                break
-            if type(k) is not str or not k.isascii():
-                break
-        else:
-            return value  # a flat object of ASCII strings, integers and booleans: most tool inputs
     return _strip(value, ())
 
 
