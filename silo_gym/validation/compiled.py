@@ -9,7 +9,6 @@ from ..jsonfmt import is_json_compatible
 from .decision import NotJson, compile_decision, json_instance
 from .messages import (
     Path,
-    first_error_problem,
     internal_problem,
     library_problems,
     non_json_problem,
@@ -27,10 +26,12 @@ class CompiledSchema:
 
     1. the Silo pass, when ``schema`` is a dict whose ``type`` is ``"object"`` (exact wordings);
     2. the schema decision, for every dict ``schema``: the library validator (draft 2020-12) on
-       ``value`` with null members removed. When it accepts, the problems are the Silo pass's
-       (usually none: a valid input costs the Silo pass and one library call). When it rejects,
-       its errors are worded (:mod:`.messages`) after the Silo pass's problems, without those the
-       Silo pass reported; a rejection always gives at least one problem.
+       ``value`` with null members removed. When it accepts, the problems are the Silo pass's:
+       none, without running the pass, when the pass's checks are all the library's own and the
+       input has no null member (:func:`.silo_pass.silo_implied`), so a valid input usually costs
+       one library call. When it rejects, its errors are worded (:mod:`.messages`) after the Silo
+       pass's problems, without those the Silo pass reported; a rejection always gives at least
+       one problem.
 
     A schema that is not a dict accepts anything. A dict schema the library cannot use (invalid
     under the draft 2020-12 meta-schema, a ``$ref`` that resolves nowhere, a pattern that is not
@@ -83,6 +84,15 @@ class CompiledSchema:
         is_valid = self.validator.is_valid
         explain = self._explain
 
+        def with_silo(value: Any, instance: Any, accepted: bool | None) -> list[str]:
+            out: list[str] = []
+            failed: list[Path] = []
+            if silo is not None:
+                silo(value, (), out, failed)
+            if accepted is None:
+                accepted = is_valid(instance)
+            return out if accepted else explain(instance, out, failed)
+
         def problems(value: Any) -> list[str]:
             try:
                 if implied and type(value) is dict:
@@ -98,20 +108,14 @@ class CompiledSchema:
                         if type(key) is not str or not key.isascii():
                             break
                     else:
-                        if is_valid(value):
-                            return []
+                        return [] if is_valid(value) else with_silo(value, value, False)
                 instance = json_instance(value)
-                if implied and instance is value and is_valid(instance):
-                    return []
+                if implied and instance is value:
+                    return [] if is_valid(instance) else with_silo(value, instance, False)
+                return with_silo(value, instance, None)
+            except NotJson as exc:
                 out: list[str] = []
                 failed: list[Path] = []
-                if silo is not None:
-                    silo(value, (), out, failed)
-                if is_valid(instance):
-                    return out
-                return explain(instance, out, failed)
-            except NotJson as exc:
-                out, failed = [], []
                 if silo is not None:  # the value is not JSON: the Silo pass still speaks first
                     silo(value, (), out, failed)
                 if not any(exc.path[: len(f)] == f for f in failed):
@@ -129,9 +133,9 @@ class CompiledSchema:
         for problem in extra:
             if problem not in out:
                 out.append(problem)
-        if not out:  # never reject in silence
-            out.append(first_error_problem(errors[0]) if errors else internal_problem(ValueError("rejected")))
-        return out
+        if not out:  # never reject in silence: word the errors without dropping any
+            out.extend(library_problems(errors, schema=self.schema, instance=instance, covered={}, failed=()))
+        return out or [internal_problem(ValueError("the library rejected the input without an error"))]
 
     def _unusable(self, value: Any) -> list[str]:
         out: list[str] = []

@@ -427,13 +427,6 @@ def library_problems(
     return [e[3] for e in entries]
 
 
-def first_error_problem(error: Any) -> str:
-    """A problem for an error whatever the dropping rules say (so a rejection is never silent)."""
-    kind_name = type(error.kind).__name__
-    keyword = _keyword_of(error, kind_name)
-    return _generic(tuple(error.instance_path), keyword.split(":")[0])
-
-
 # ---------------------------------------------------------------------------------------------
 # Order: where a path's elements stand in the schema
 
