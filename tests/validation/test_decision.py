@@ -85,6 +85,14 @@ def test_the_reported_bypass_reads_well() -> None:
     assert bound.execute({"a": "x"})["output"]["message"] == 'Invalid arguments for "t": "b" is required.'
 
 
+def test_a_rejection_is_never_silent() -> None:
+    # Should the dropping rules ever drop every error of a rejected input, the errors are worded in
+    # full rather than letting an empty problem list read as "valid".
+    compiled = compile_schema({"type": "object", "allOf": [{"required": ["b"]}]})
+    compiled._covered = {("allOf", 0): frozenset({"required"})}  # pretend the Silo pass covers it
+    assert compiled.problems({}) == ['"b" is required']
+
+
 # ---------------------------------------------------------------------------------------------
 # The Silo pass still speaks where the library would accept
 
