@@ -363,6 +363,8 @@ def _check_tool(run: _Run, tool: Any, seen: set[str]) -> None:
             reason = exc.message
         except _CAUGHT as exc:
             reason = _message(exc)
+        if reason is None:  # meta-valid, but the validator every call uses may still refuse it
+            reason = _validator_schema_error(tool, schema)
     if reason is not None:
         run.error("tool_schema_invalid", f'Tool "{name}" has an invalid inputSchema: {reason}.')
     source = getattr(tool, "source", None)
@@ -373,6 +375,19 @@ def _check_tool(run: _Run, tool: Any, seen: set[str]) -> None:
             f'Tool "{name}" is still the scaffold\'s stub: its run raises "not implemented yet". '
             "Implement run(state, input).",
         )
+
+
+def _validator_schema_error(tool: Any, schema: dict[str, Any]) -> str | None:
+    """Why the compiled validator cannot use a meta-valid schema (a ``$ref`` that resolves
+    nowhere, a pattern that is not ECMA-262), else None; every call would answer invalid_input
+    (silo-format §3.3). A bound tool's own cached validator is used, so nothing compiles twice."""
+    from .validation import compile_schema
+
+    source = getattr(tool, "source", None)
+    compiled = getattr(source, "validator", None) if getattr(source, "input_schema", None) is schema else None
+    if compiled is None:
+        compiled = compile_schema(schema)
+    return compiled.schema_error
 
 
 def _check_verifiers(run: _Run, env: Environment, items: list[tuple[int, Any]]) -> None:

@@ -291,6 +291,21 @@ ver_stub = define_verifier(id="VER-001", task_id="TASK-001", name="Stub", check=
     assert report.ok is True
 
 
+def test_tool_schema_the_validator_cannot_use(tmp_path: Path) -> None:
+    # Meta-valid, but every call would answer invalid_input: validate says so first.
+    extra = (
+        'dangling = define_tool(name="dangling", description="x", run=_get,\n'
+        '    input_schema={"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}})\n'
+        'pythonic = define_tool(name="pythonic", description="x", run=_get,\n'
+        '    input_schema={"type": "object", "properties": {"a": {"type": "string", "pattern": "x\\\\Z"}}})\n'
+    )
+    report = check_env(tmp_path, {"tools/__init__.py": tools_src("get_item, dangling, pythonic", extra)})
+    assert [(f.level, f.code) for f in report.findings] == [("error", "tool_schema_invalid")] * 2
+    dangling, pythonic = (f.message for f in report.findings)
+    assert dangling.startswith('Tool "dangling" has an invalid inputSchema: ') and "/$defs/missing" in dangling
+    assert pythonic.startswith('Tool "pythonic" has an invalid inputSchema: ') and "regex" in pythonic
+
+
 def test_bind_tools_failed_when_it_raises(tmp_path: Path) -> None:
     init = "from .environment import create_state\nfrom .verifiers import verifiers\n\n\n" \
            "def bind_tools(state):\n    raise KeyError('tools')\n"

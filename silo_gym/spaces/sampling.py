@@ -1,426 +1,52 @@
-"""Gymnasium spaces for Silo environments: JSON tool calls as actions, JSON text as observations.
+"""Drawing values from a JSON Schema for ``ToolCall.sample`` (gym-api.md, "Spaces"; best effort).
 
-gym-api.md, "Spaces":
-
-- :class:`ToolCall` is the action space: a ``gymnasium.Space`` of dicts, either a tool call
-  ``{"tool": <name>, "input": {...}}`` (``input`` optional, a dict or ``None``) or a final answer
-  ``{"answer": <any JSON value>}``. ``sample()`` draws a call whose ``input`` is valid against the
-  tool's ``inputSchema``, so a random policy is a useful baseline and a fuzzer.
-- :class:`JsonText` is the observation space: any ``str`` up to ``max_length`` characters.
-
-Neither space can be flattened to a fixed numpy array, and neither can live in the shared memory
-of ``AsyncVectorEnv``. Gymnasium's ``flatdim``/``flatten``/``unflatten``/``flatten_space`` and
-``create_shared_memory``/``read_from_shared_memory``/``write_to_shared_memory`` are registered for
-both spaces and raise a clear error instead of returning silently wrong values. Batching works
-through Gymnasium's generic handlers for custom spaces: ``batch_space(space, n)`` is a ``Tuple`` of
-``n`` copies, and batched observations are tuples of ``str``.
+:func:`sample_input` draws one tool input from a tool's ``inputSchema`` with a numpy Generator.
+The caller checks each draw with the tool's validator and draws again when it fails.
 
 Choices where the spec is silent (our rules):
 
-- ``ToolCall(tools)`` accepts the agent tool list (dicts with ``name``, ``description``,
-  ``inputSchema``) or runtime tool objects with ``name``/``description``/``input_schema``
-  attributes. It keeps deep copies of names, descriptions and schemas only.
-- Tools sharing a name: the later one wins at dispatch (silo-format §3.2), so ``sample()`` draws
-  among the distinct names and fills the input from the schema of the last tool with that name.
-- ``sample(mask=..., probability=...)`` takes an optional per-entry mask (0/1) or probability
-  vector over the tool list, in list order, like ``Discrete``. An all-zero mask is a
-  ``ValueError``.
-- Sampled inputs: every required property is filled and never ``None`` (Silo reads ``None`` as
-  absent); each optional property with probability 1/2; undeclared keys are never added to a
-  tool's input, and to nested objects only when they declare no properties and allow extras.
-  Each draw is checked with the tool's compiled validator (:mod:`silo_gym.validation`) and
-  redrawn up to 8 times; schemas that cannot be satisfied get a best-effort value. Enum draws
-  skip object/array members when the enum has scalars (Silo's ``===`` never matches them).
-  Strings follow ``format``, ``pattern`` and hints: a ``YYYY-MM-DD`` date for ``format: date``,
+- every required property is filled and never ``None`` (Silo reads ``None`` as absent); each
+  optional property with probability 1/2; undeclared keys are never added to a tool's input, and
+  to nested objects only when they declare no properties and allow extras;
+- local ``$ref`` are followed (:mod:`silo_gym.json_pointer`); ``allOf`` is merged, one branch of
+  ``anyOf``/``oneOf`` is picked;
+- enum draws skip object/array members when the enum has scalars (Silo's ``===`` never matches
+  them);
+- strings follow ``format``, ``pattern`` and hints: a ``YYYY-MM-DD`` date for ``format: date``,
   a description naming the format or a ``...Date`` name; ``ACC-007``-style ids when the
   description shows an example like ``ACC-001``.
-- Compiled validators are shared by every ``ToolCall`` in the process (keyed by the schema's
-  canonical JSON), so batched copies and vector sub-envs compile each schema once.
-- Pickling keeps the space's RNG state (as Gymnasium's own spaces do) but no compiled
-  validator or cache; those are rebuilt lazily. Equality and hashing never look at the RNG.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime as _dt
-import functools
 import importlib
 import math
 import re
 import warnings
-from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeGuard
 
 import numpy as np
-from gymnasium.error import CustomSpaceError
-from gymnasium.spaces import Space
-from gymnasium.spaces.utils import flatdim, flatten, flatten_space, unflatten
-from gymnasium.vector.utils import (
-    create_shared_memory,
-    read_from_shared_memory,
-    write_to_shared_memory,
-)
 
-from .jsonfmt import canonical, dumps_compact, is_json_compatible
+from ..json_pointer import MISSING, resolve_ref
+from ..jsonfmt import canonical
 
-__all__ = [
-    "JsonText",
-    "SharedMemoryUnsupportedError",
-    "SpaceNotFlattenableError",
-    "ToolCall",
-]
+__all__ = ["WORDS", "sample_input"]
 
-_MAX_ATTEMPTS = 8
 _OPTIONAL_P = 0.5
 _MAX_DEPTH = 8
 
 
-class SpaceNotFlattenableError(ValueError, NotImplementedError):
-    """Raised by Gymnasium's flatten functions for :class:`ToolCall` and :class:`JsonText`.
+def sample_input(rng: np.random.Generator, schema: Any) -> dict[str, Any]:
+    """One tool input drawn from ``schema`` (a dict; ``{}`` for anything else)."""
+    return _SchemaSampler(rng, schema).root()
 
-    It is both a ``ValueError`` (what Gymnasium raises for spaces that cannot be flattened) and a
-    ``NotImplementedError`` (what it raises for unknown spaces), so either ``except`` clause works.
-    """
 
-
-class SharedMemoryUnsupportedError(CustomSpaceError, ValueError):
-    """Raised by Gymnasium's shared-memory functions for :class:`ToolCall` and :class:`JsonText`.
-
-    A ``CustomSpaceError`` so that ``AsyncVectorEnv`` wraps it in its own ``ValueError`` (this
-    error is then the ``__cause__``), and a ``ValueError`` for direct callers.
-    """
-
-
-# ---------------------------------------------------------------------------------------------
-# ToolCall
-
-
-class ToolCall(Space[dict[str, Any]]):
-    """The action space of a Silo env: tool calls to the bound tools, and final answers.
-
-    Args:
-        tools: the agent tool list ``[{"name", "description", "inputSchema"}, ...]`` in bound
-            order (duplicates allowed), or runtime tools with ``name``, ``description`` and
-            ``input_schema`` attributes.
-        seed: seed for the space's own RNG (``self.np_random``), used by :meth:`sample`.
-
-    ``contains(x)`` is true for ``{"tool": <a listed name>}``,
-    ``{"tool": <a listed name>, "input": <dict or None>}`` and ``{"answer": <JSON-compatible>}``,
-    with no other keys. It does not check ``input`` against the schema: a call with bad arguments
-    is a legal action whose result is an error. Strings are not members (only ``step`` accepts
-    them, as a convenience).
-    """
-
-    def __init__(self, tools: Iterable[Any] = (), seed: int | np.random.Generator | None = None) -> None:
-        entries: list[dict[str, Any]] = []
-        for i, tool in enumerate(tools):
-            if isinstance(tool, Mapping):
-                name = tool.get("name")
-                description = tool.get("description", "")
-                schema = tool.get("inputSchema", tool.get("input_schema"))
-            else:
-                name = getattr(tool, "name", None)
-                description = getattr(tool, "description", "")
-                schema = getattr(tool, "input_schema", getattr(tool, "inputSchema", None))
-            if not isinstance(name, str):
-                raise TypeError(f"ToolCall: tool {i} has no string 'name' (got {type(name).__name__}).")
-            entries.append(
-                {
-                    "name": name,
-                    "description": copy.deepcopy(description),
-                    "inputSchema": copy.deepcopy(schema),
-                }
-            )
-        self._tools: tuple[dict[str, Any], ...] = tuple(entries)
-        self._init_derived()
-        super().__init__(shape=None, dtype=None, seed=seed)
-
-    def share(self) -> ToolCall:
-        """A new space over the same tool entries (shared, never copied) with its own RNG.
-
-        Envs over one environment use this to avoid holding a copy of every schema each.
-        """
-        new = ToolCall.__new__(ToolCall)
-        new._tools = self._tools
-        new._init_derived()
-        Space.__init__(new, shape=None, dtype=None, seed=None)
-        return new
-
-    def _init_derived(self) -> None:
-        self._names: tuple[str, ...] = tuple(t["name"] for t in self._tools)
-        self._name_set: frozenset[str] = frozenset(self._names)
-        # name -> index of the tool that wins dispatch (the last one with that name).
-        dispatch: dict[str, int] = {}
-        for i, name in enumerate(self._names):
-            dispatch[name] = i
-        self._dispatch = dispatch
-        # Distinct names in first-appearance order: what sample() chooses among.
-        self._distinct: tuple[str, ...] = tuple(dict.fromkeys(self._names))
-        self._key_cache: tuple[Any, ...] | None = None
-        self._validators: dict[str, Any] = {}
-
-    # -- properties ------------------------------------------------------------------------
-
-    @property
-    def tool_names(self) -> tuple[str, ...]:
-        """The tool names in bound order, duplicates included."""
-        return self._names
-
-    @property
-    def tools(self) -> list[dict[str, Any]]:
-        """A fresh copy of the tool list: ``[{"name", "description", "inputSchema"}, ...]``."""
-        return copy.deepcopy(list(self._tools))
-
-    def input_schema(self, name: str) -> Any:
-        """A copy of the ``inputSchema`` of the tool that a call to ``name`` dispatches to."""
-        return copy.deepcopy(self._tools[self._dispatch[name]]["inputSchema"])
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        """Always ``False``: tool calls are JSON dicts, not fixed-size arrays."""
-        return False
-
-    # -- membership ------------------------------------------------------------------------
-
-    def contains(self, x: Any) -> bool:
-        if not isinstance(x, dict):
-            return False
-        if "tool" in x:
-            if not x.keys() <= {"tool", "input"}:
-                return False
-            name = x["tool"]
-            if not isinstance(name, str) or name not in self._name_set:
-                return False
-            inp = x.get("input")
-            return inp is None or isinstance(inp, dict)
-        if "answer" in x:
-            return len(x) == 1 and is_json_compatible(x["answer"])
-        return False
-
-    # -- sampling --------------------------------------------------------------------------
-
-    def sample(self, mask: Any | None = None, probability: Any | None = None) -> dict[str, Any]:
-        """A random tool call ``{"tool": name, "input": {...}}`` with ``input`` valid for the tool.
-
-        The tool is chosen uniformly among the distinct names; the input is drawn from its
-        ``inputSchema`` with ``self.np_random``. With no tools, returns ``{"answer": ""}``.
-
-        Args:
-            mask: optional sequence of 0/1 over the tool list (list order); only tools whose
-                entry is 1 can be chosen.
-            probability: optional sequence of probabilities over the tool list (list order);
-                entries of a duplicated name add up.
-        """
-        if mask is not None and probability is not None:
-            raise ValueError("ToolCall.sample: use either mask or probability, not both.")
-        if not self._tools:
-            return {"answer": ""}
-        rng = self.np_random
-        name = self._choose_tool(rng, mask, probability)
-        schema = self._tools[self._dispatch[name]]["inputSchema"]
-        problems = self._validator(name)
-        value: dict[str, Any] = {}
-        for _ in range(_MAX_ATTEMPTS):
-            value = _SchemaSampler(rng, schema).root()
-            if not problems(value):
-                break
-        return {"tool": name, "input": value}
-
-    def _choose_tool(self, rng: np.random.Generator, mask: Any, probability: Any) -> str:
-        n = len(self._tools)
-        if mask is not None:
-            m = np.asarray(mask)
-            if m.shape != (n,):
-                raise ValueError(f"ToolCall.sample: mask must have shape ({n},), got {m.shape}.")
-            allowed = list(dict.fromkeys(self._names[i] for i in range(n) if m[i]))
-            if not allowed:
-                raise ValueError("ToolCall.sample: the mask allows no tool.")
-            return allowed[int(rng.integers(len(allowed)))]
-        if probability is not None:
-            p = np.asarray(probability, dtype=np.float64)
-            if p.shape != (n,):
-                raise ValueError(f"ToolCall.sample: probability must have shape ({n},), got {p.shape}.")
-            if np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-                raise ValueError("ToolCall.sample: probability must be non-negative and sum to 1.")
-            totals: dict[str, float] = {}
-            for i, name in enumerate(self._names):
-                totals[name] = totals.get(name, 0.0) + float(p[i])
-            names = list(totals)
-            weights = np.array([totals[k] for k in names])
-            return names[int(rng.choice(len(names), p=weights / weights.sum()))]
-        return self._distinct[int(rng.integers(len(self._distinct)))]
-
-    def _validator(self, name: str) -> Any:
-        """``problems(value) -> list[str]`` for the tool ``name`` dispatches to (compiled lazily)."""
-        fn = self._validators.get(name)
-        if fn is None:
-            fn = _problems_fn(self._tools[self._dispatch[name]]["inputSchema"])
-            self._validators[name] = fn
-        return fn
-
-    # -- equality, hashing, pickling --------------------------------------------------------
-
-    def _key(self) -> tuple[Any, ...]:
-        if self._key_cache is None:
-            self._key_cache = tuple((t["name"], canonical(t["inputSchema"])) for t in self._tools)
-        return self._key_cache
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCall):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(("ToolCall", self._key()))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {
-            "_tools": self._tools,
-            "_shape": self._shape,
-            "dtype": self.dtype,
-            "_np_random": self._np_random,
-        }
-
-    def __setstate__(self, state: Iterable[tuple[str, Any]] | Mapping[str, Any]) -> None:
-        super().__setstate__(state)
-        self._init_derived()
-
-    def __repr__(self) -> str:
-        return f"ToolCall(tools={list(self._names)!r})"
-
-    # -- JSON ------------------------------------------------------------------------------
-
-    def to_jsonable(self, sample_n: Iterable[dict[str, Any]]) -> list[Any]:
-        return [copy.deepcopy(x) for x in sample_n]
-
-    def from_jsonable(self, sample_n: list[Any]) -> list[dict[str, Any]]:
-        return [copy.deepcopy(x) for x in sample_n]
-
-
-# Compiled validators shared by every ToolCall in the process, keyed by the schema's canonical
-# JSON: vector envs, batch_space copies and unpickled spaces compile each schema once.
-_VALIDATORS: OrderedDict[bytes, Any] = OrderedDict()
-_VALIDATORS_MAX = 512
-
-
-def _problems_fn(schema: Any) -> Any:
-    from . import validation
-
-    key = canonical(schema) if is_json_compatible(schema) else None
-    if key is not None and key in _VALIDATORS:
-        _VALIDATORS.move_to_end(key)
-        return _VALIDATORS[key]
-    try:
-        fn = validation.compile_schema(schema).problems
-    except AttributeError:  # no compiled form: validate from the schema each time
-        fn = functools.partial(validation.validate_tool_input, schema)
-    if key is not None:
-        _VALIDATORS[key] = fn
-        if len(_VALIDATORS) > _VALIDATORS_MAX:
-            _VALIDATORS.popitem(last=False)
-    return fn
-
-
-# ---------------------------------------------------------------------------------------------
-# JsonText
-
-
-class JsonText(Space[str]):
-    """The observation space of a Silo env: any ``str`` of at most ``max_length`` characters.
-
-    ``contains(x)`` is ``isinstance(x, str) and len(x) <= max_length``; it never parses.
-    ``sample()`` returns the compact JSON of a small random object shaped like a tool result
-    (``""`` when ``max_length < 2``, since no JSON object fits).
-    """
-
-    def __init__(self, max_length: int = 1_048_576, seed: int | np.random.Generator | None = None) -> None:
-        if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)) or max_length < 0:
-            raise ValueError(f"JsonText: max_length must be a non-negative integer, got {max_length!r}.")
-        self.max_length = int(max_length)
-        super().__init__(shape=None, dtype=None, seed=seed)
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        """Always ``False``: observations are text of varying length."""
-        return False
-
-    def contains(self, x: Any) -> bool:
-        return isinstance(x, str) and len(x) <= self.max_length
-
-    def sample(self, mask: Any | None = None, probability: Any | None = None) -> str:
-        if mask is not None or probability is not None:
-            raise ValueError("JsonText.sample does not support mask or probability.")
-        if self.max_length < 2:
-            return ""
-        rng = self.np_random
-        for _ in range(_MAX_ATTEMPTS):
-            text = dumps_compact(_random_observation(rng))
-            if len(text) <= self.max_length:
-                return text
-        return "{}"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, JsonText):
-            return NotImplemented
-        return self.max_length == other.max_length
-
-    def __hash__(self) -> int:
-        return hash(("JsonText", self.max_length))
-
-    def __repr__(self) -> str:
-        return f"JsonText(max_length={self.max_length})"
-
-    def to_jsonable(self, sample_n: Iterable[str]) -> list[Any]:
-        return list(sample_n)
-
-    def from_jsonable(self, sample_n: list[Any]) -> list[str]:
-        return list(sample_n)
-
-
-# ---------------------------------------------------------------------------------------------
-# Gymnasium integration: flattening and shared memory raise clear errors.
-
-
-def _flatten_message(space: Space[Any]) -> str:
-    if isinstance(space, ToolCall):
-        what = 'holds JSON tool calls ({"tool": <name>, "input": {...}} or {"answer": ...} dicts)'
-        instead = "Pass actions as dicts (an LLM policy, or space.sample())"
-    else:
-        what = "holds JSON text of varying length"
-        instead = "Keep observations as str and encode them yourself (for example with a tokenizer)"
-    return (
-        f"{space!r} {what} and cannot be flattened to a numpy array. {instead} instead of using "
-        "gymnasium.spaces.utils.flatten / flatdim / flatten_space or FlattenObservation."
-    )
-
-
-def _raise_not_flattenable(space: Space[Any], *args: Any, **kwargs: Any) -> Any:
-    raise SpaceNotFlattenableError(_flatten_message(space))
-
-
-def _raise_no_shared_memory(space: Space[Any], *args: Any, **kwargs: Any) -> Any:
-    raise SharedMemoryUnsupportedError(
-        f"{space!r} holds text of varying length and cannot be stored in shared memory. "
-        'Pass vector_kwargs={"shared_memory": False} to gym.make_vec(..., vectorization_mode="async") '
-        "(or shared_memory=False to AsyncVectorEnv); silo_gym's default vector entry point does this."
-    )
-
-
-for _cls in (ToolCall, JsonText):
-    for _fn in (flatdim, flatten, unflatten, flatten_space):
-        _fn.register(_cls)(_raise_not_flattenable)
-    for _fn in (create_shared_memory, read_from_shared_memory, write_to_shared_memory):
-        _fn.register(_cls)(_raise_no_shared_memory)
-del _cls, _fn
-
-
-# ---------------------------------------------------------------------------------------------
-# Drawing values from a JSON Schema (best effort, checked by the caller).
-
-_WORDS = (
+#: Words for drawn strings (also used for sample observations).
+WORDS = (
     "alpha", "acme", "review", "follow up", "renewal", "north", "blue", "pending", "call",
     "demo", "quarterly", "notes", "test", "priority", "contract", "hello", "west", "update",
 )  # fmt: skip
@@ -584,18 +210,8 @@ class _SchemaSampler:
         return schema
 
     def lookup(self, ref: str) -> Any:
-        node: Any = self.root_schema
-        for part in ref[1:].split("/"):
-            if not part:
-                continue
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return {}
-        return node
+        target = resolve_ref(self.root_schema, ref)
+        return {} if target is MISSING else target
 
     @staticmethod
     def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -837,16 +453,16 @@ class _SchemaSampler:
         if fmt == "time":
             return f"{self.randint(0, 23):02d}:{self.randint(0, 59):02d}:{self.randint(0, 59):02d}Z"
         if fmt == "email" or (fmt == "" and "email" in lname):
-            return f"{self.pick(_WORDS).replace(' ', '.')}{self.randint(1, 99)}@example.com"
+            return f"{self.pick(WORDS).replace(' ', '.')}{self.randint(1, 99)}@example.com"
         if fmt in ("uri", "url", "iri") or (fmt == "" and lname in ("url", "website", "uri", "link")):
-            return f"https://{self.pick(_WORDS).replace(' ', '-')}.example.com/{self.chars(_ALNUM, 4)}"
+            return f"https://{self.pick(WORDS).replace(' ', '-')}.example.com/{self.chars(_ALNUM, 4)}"
         if fmt == "uuid":
             h = self.chars("0123456789abcdef", 32)
             return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
         if fmt == "ipv4":
             return ".".join(str(self.randint(0, 255)) for _ in range(4))
         if fmt == "hostname":
-            return f"{self.pick(_WORDS).replace(' ', '-')}.example.com"
+            return f"{self.pick(WORDS).replace(' ', '-')}.example.com"
         if fmt == "" and "phone" in lname:
             return f"+1-555-{self.randint(100, 999):03d}-{self.randint(0, 9999):04d}"
         if fmt == "" and (lname == "id" or name.endswith(("Id", "ID", "_id", "-id"))):
@@ -870,7 +486,7 @@ class _SchemaSampler:
     def plain_string(self, name: str) -> str:
         r = self.rand()
         if r < 0.6:
-            return " ".join(self.pick(_WORDS) for _ in range(self.randint(1, 3)))
+            return " ".join(self.pick(WORDS) for _ in range(self.randint(1, 3)))
         if r < 0.9:
             return self.chars(_ALNUM, self.randint(1, 10))
         if r < 0.95:
@@ -975,7 +591,7 @@ class _SchemaSampler:
             if hi is not None:
                 want = min(want, hi - len(out))
             for _ in range(max(want, 0)):
-                key = self.pick(_WORDS).replace(" ", "_")
+                key = self.pick(WORDS).replace(" ", "_")
                 if key not in out:
                     out[key] = self.value(extra_schema, depth=depth + 1, name=key, not_null=True)
         return out
@@ -1103,40 +719,3 @@ class _RegexSampler:
         return False
 
 
-# ---------------------------------------------------------------------------------------------
-# Random observations for JsonText.sample
-
-_CODES = ("invalid_input", "not_found", "invalid_state", "not_allowed", "tool_not_found")
-
-
-def _random_scalar(rng: np.random.Generator) -> Any:
-    r = float(rng.random())
-    if r < 0.4:
-        return str(_WORDS[int(rng.integers(len(_WORDS)))])
-    if r < 0.6:
-        return int(rng.integers(0, 1000))
-    if r < 0.75:
-        return round(float(rng.random()) * 1000, 2)
-    if r < 0.9:
-        return bool(rng.random() < 0.5)
-    return None
-
-
-def _random_observation(rng: np.random.Generator) -> dict[str, Any]:
-    r = float(rng.random())
-    if r < 0.15:
-        code = _CODES[int(rng.integers(len(_CODES)))]
-        return {
-            "output": {"code": code, "message": f"Sample {code.replace('_', ' ')} error."},
-            "isError": True,
-        }
-    if r < 0.25:
-        return {"terminationReason": "completed", "error": None}
-    output: dict[str, Any] = {}
-    for _ in range(int(rng.integers(1, 5))):
-        key = _WORDS[int(rng.integers(len(_WORDS)))].replace(" ", "_")
-        if float(rng.random()) < 0.2:
-            output[key] = [_random_scalar(rng) for _ in range(int(rng.integers(0, 4)))]
-        else:
-            output[key] = _random_scalar(rng)
-    return {"output": output}
