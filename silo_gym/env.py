@@ -20,6 +20,7 @@ from gymnasium.error import ResetNeeded
 
 from .episode import Episode, EpisodeEnd, Listener, Snapshot, _orjson_exact, parse_action
 from .errors import SiloError
+from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, open_environment, open_environment_at
 from .provenance import environment_hash
@@ -386,15 +387,17 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         observation = task.instruction
         if len(observation) > self.max_observation_length:
             observation = shorten_text(observation, self.max_observation_length)
-        info = {
-            "environment": self.environment_name,
-            "task_id": task.id,
-            "title": task.title,
-            "variant": variant,
-            "tools": self.fresh_tool_list(),
-            "tool_calls": 0,
-            "max_tool_calls": self.max_tool_calls,
-        }
+        tools_json = self._shared.tools_json
+        info = ResetInfo(
+            environment=self.environment_name,
+            task_id=task.id,
+            title=task.title,
+            variant=variant,
+            # copied on first read (silo_gym.info): no object is shared, no copy is made unread
+            tools=orjson.Fragment(tools_json) if tools_json is not None else self.fresh_tool_list(),
+            tool_calls=0,
+            max_tool_calls=self.max_tool_calls,
+        )
         return observation, info
 
     # -- variants (docs/variants.md) --------------------------------------------------------------
