@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "authoring",
     "collect_cmd",
     "schema_cmd",
+    "serve_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"
