@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "collect_cmd",
     "schema_cmd",
     "serve_cmd",
+    "replay_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"
