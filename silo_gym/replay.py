@@ -22,14 +22,13 @@ mismatch (its data, tasks or tool schemas changed) refuses the replay unless ``f
 
 from __future__ import annotations
 
-import copy
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .env import SiloEnv
-from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action
+from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, restore_state, snapshot_state
 from .errors import SiloError, VerifierError
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes
 from .rundir import RecordedCall, RunRecord, read_run, run_error
@@ -41,6 +40,7 @@ __all__ = [
     "Divergence",
     "RegradeReport",
     "ReplayReport",
+    "Replayer",
     "regrade_run",
     "replay_run",
 ]
@@ -86,7 +86,8 @@ class ReplayReport:
             environment hash overridden by ``force``, no hash recorded).
         calls: the number of calls replayed.
         result / state_diff: the replayed ``result.json`` dict (None when grading failed) and
-            state diff; ``initial_state`` / ``final_state``: the replayed worlds (for viewers).
+            state diff; ``initial_state`` / ``final_state``: the replayed worlds (kept only when
+            asked, for viewers).
     """
 
     record: RunRecord
@@ -235,14 +236,8 @@ def _check_environment(env: SiloEnv, record: RunRecord, force: bool, report: Rep
     report.notes.append(f"{message} Replaying anyway (--force).")
 
 
-def _open_env(record: RunRecord, cwd: str | os.PathLike[str] | None) -> SiloEnv:
-    config = record.config
-    budget = config.get("maxToolCalls")
-    max_calls = budget if isinstance(budget, int) and not isinstance(budget, bool) and budget >= 0 else 100
-    # Never below the calls that ran (a hand-edited config must not refuse a recorded call).
-    max_calls = max(max_calls, len(record.calls()))
-    return SiloEnv(record.environment, record.task_id, max_tool_calls=max_calls, timeout_ms=_NO_DEADLINE_MS,
-                   cwd=cwd)
+#: Replays never hit the budget either: limits are not re-enacted (see the module docstring).
+_NO_BUDGET = 10**9
 
 
 def _answer(record: RunRecord) -> Any:
@@ -259,6 +254,46 @@ def _answer(record: RunRecord) -> Any:
 # -- replay --------------------------------------------------------------------------------------
 
 
+class Replayer:
+    """Replays runs, keeping one env per (environment, task) so many runs replay fast (the
+    viewer replays every run it shows). ``cwd`` is the project root environments are found from."""
+
+    def __init__(self, cwd: str | os.PathLike[str] | None = None) -> None:
+        self.cwd = cwd
+        self._envs: dict[tuple[str, str], SiloEnv] = {}
+
+    def env_for(self, record: RunRecord) -> SiloEnv:
+        key = (record.environment, record.task_id)
+        env = self._envs.get(key)
+        if env is None:
+            env = SiloEnv(record.environment, record.task_id, max_tool_calls=_NO_BUDGET,
+                          timeout_ms=_NO_DEADLINE_MS, cwd=self.cwd)
+            self._envs[key] = env
+        return env
+
+    def replay(self, run_dir: str | os.PathLike[str], *, force: bool = False,
+               keep_worlds: bool = False) -> ReplayReport:
+        """See :func:`replay_run`; ``keep_worlds`` keeps the initial and final states in the report."""
+        record = read_run(run_dir)
+        report = ReplayReport(record)
+        if record.torn is not None:
+            report.notes.append(str(record.torn))
+        run_end = record.first("run_end")
+        if run_end is None:
+            report.problem = ("the trace has no run_end: the run never ended (it crashed or is still running), "
+                              "so there is no ending to replay and no result to prove.")
+            return report
+        env = self.env_for(record)
+        _check_environment(env, record, force, report)
+        _replay(env, record, run_end, report, keep_worlds)
+        return report
+
+    def close(self) -> None:
+        for env in self._envs.values():
+            env.close()
+        self._envs.clear()
+
+
 def replay_run(run_dir: str | os.PathLike[str], *, force: bool = False,
                cwd: str | os.PathLike[str] | None = None) -> ReplayReport:
     """Re-execute a run on a fresh world and compare (see the module docstring).
@@ -272,30 +307,20 @@ def replay_run(run_dir: str | os.PathLike[str], *, force: bool = False,
             ``environment_changed`` when the environment's hash differs from the recorded one and
             ``force`` is off; the setup errors of silo-format §5.1 (environment, task, verifier).
     """
-    record = read_run(run_dir)
-    report = ReplayReport(record)
-    if record.torn is not None:
-        report.notes.append(str(record.torn))
-    run_end = record.first("run_end")
-    if run_end is None:
-        report.problem = ("the trace has no run_end: the run never ended (it crashed or is still running), "
-                          "so there is no ending to replay and no result to prove.")
-        return report
-    env = _open_env(record, cwd)
+    replayer = Replayer(cwd)
     try:
-        _check_environment(env, record, force, report)
-        _replay(env, record, run_end, report)
+        return replayer.replay(run_dir, force=force)
     finally:
-        env.close()
-    return report
+        replayer.close()
 
 
-def _replay(env: SiloEnv, record: RunRecord, run_end: dict[str, Any], report: ReplayReport) -> None:
+def _replay(env: SiloEnv, record: RunRecord, run_end: dict[str, Any], report: ReplayReport,
+            keep_worlds: bool) -> None:
     variant = record.config.get("variant")
     env.reset(options={"variant": variant} if variant is not None else None)
     episode = env.episode
     assert episode is not None
-    report.initial_state = copy.deepcopy(episode.state)
+    initial = snapshot_state(episode.state, True) if keep_worlds else None
     for call in record.calls():
         result = episode.run_call(replayed_action(call))[0]
         report.calls += 1
@@ -311,7 +336,9 @@ def _replay(env: SiloEnv, record: RunRecord, run_end: dict[str, Any], report: Re
         report.grading_error = exc.message
         end = episode.end
         report.state_diff = end.state_diff if end is not None else None
-    report.final_state = episode.state
+    if initial is not None:
+        report.initial_state = restore_state(*initial)
+        report.final_state = episode.state
     replayed_result = dumps_pretty_bytes(report.result) if report.result is not None else None
     replayed_diff = dumps_pretty_bytes(report.state_diff) if report.state_diff is not None else None
     for name, recorded, replayed in (("result.json", record.result_bytes, replayed_result),

@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "schema_cmd",
     "serve_cmd",
     "replay_cmd",
+    "view_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"
