@@ -269,13 +269,8 @@ def test_changed_checks_pairs_by_label() -> None:
 
 
 def test_regrade_grades_the_replayed_world_with_todays_verifier(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    env_dir = project / ".silo" / "environments" / "demo"
-    shutil.copytree(DEMO, env_dir, ignore=shutil.ignore_patterns("__pycache__"))
-    recorded = _cli("run", "--env", "demo", "--task", "TASK-003", "--agent",
-                    str(REPO_ROOT / "examples" / "agents" / "crm_solver.py"), "--json", cwd=project)
-    assert recorded.returncode == 0, recorded.stderr
-    run_dir = Path(json.loads(recorded.stdout)["runs"][0]["runDir"])
+    project, env_dir = _project_with_demo(tmp_path)
+    run_dir = _record_solver(project, "TASK-003")
     files_before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
 
     # Today's verifier is stricter: the won amount must be 120000.
@@ -311,3 +306,72 @@ def test_regrade_refuses_a_run_that_never_ended(runs_dir: Path) -> None:
         regrade_run(run_dir)
     assert caught.value.code == "run_invalid" and "never ended" in caught.value.message
     assert not (run_dir / "regrade").exists()
+
+
+# -- variants and provenance --------------------------------------------------------------------------
+
+
+def test_a_variant_run_replays_on_its_variant(runs_dir: Path) -> None:
+    env = RecordRun(gym.make("silo/variety-TASK-002", variants=True), runs_dir=runs_dir)
+    _, info = env.reset(seed=11)
+    variant = info["variant"]
+    assert variant is not None
+    item = json.loads(env.step({"tool": "get_item", "input": {"itemId": "I-2"}})[0])["output"]
+    env.step({"tool": "set_price", "input": {"itemId": "I-2", "price": item["price"] - 10}})
+    *_, final = env.step({"answer": "done"})
+    assert final["passed"] is True
+    run_dir = Path(info["run_dir"])
+    assert json.loads((run_dir / "run.json").read_text())["config"]["variant"] == variant
+    _replays(run_dir)
+
+    # Played on the canonical world instead, the same calls diverge at once: the variant counts.
+    def canonical_world(events: list[dict[str, Any]]) -> None:
+        events[0]["config"]["variant"] = None
+
+    _rewrite_trace(run_dir, canonical_world)
+    run_json = json.loads((run_dir / "run.json").read_text())
+    run_json["config"]["variant"] = None
+    (run_dir / "run.json").write_text(silo_gym.dumps_pretty(run_json))
+    report = replay_run(run_dir)
+    assert report.divergence is not None and report.divergence.where == "call 1 (get_item)"
+
+
+def _project_with_demo(tmp_path: Path) -> tuple[Path, Path]:
+    project = tmp_path / "project"
+    env_dir = project / ".silo" / "environments" / "demo"
+    shutil.copytree(DEMO, env_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    return project, env_dir
+
+
+def _record_solver(project: Path, task_id: str) -> Path:
+    recorded = _cli("run", "--env", "demo", "--task", task_id, "--agent",
+                    str(REPO_ROOT / "examples" / "agents" / "crm_solver.py"), "--json", cwd=project)
+    assert recorded.returncode == 0, recorded.stderr
+    return Path(json.loads(recorded.stdout)["runs"][0]["runDir"])
+
+
+def test_a_run_whose_environment_data_changed_is_refused_or_forced(tmp_path: Path) -> None:
+    project, env_dir = _project_with_demo(tmp_path)
+    run_dir = _record_solver(project, "TASK-003")
+    recorded_hash = json.loads((run_dir / "run.json").read_text())["config"]["environmentHash"]
+    assert recorded_hash.startswith("sha256:")
+    assert _cli("replay", str(run_dir), cwd=project).returncode == 0
+
+    data = env_dir / "data" / "opportunities.json"
+    data.write_text(data.read_text().replace("Lumen point-of-sale refresh", "Lumen till refresh"))
+    refused = _cli("replay", str(run_dir), cwd=project)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("error: environment_changed: environment hash mismatch: ")
+    assert recorded_hash in refused.stderr and "Pass --force" in refused.stderr
+    current = refused.stderr.split("now hashes to ")[1].split(" ")[0]
+    assert current.startswith("sha256:") and current != recorded_hash
+
+    forced = _cli("replay", str(run_dir), "--force", cwd=project)
+    assert forced.returncode == 1, forced.stderr
+    assert "environment hash mismatch" in forced.stdout and "Replaying anyway (--force)" in forced.stdout
+    assert "First divergence at call 1 (close_opportunity_won): the output differs" in forced.stdout
+    assert '"Lumen point-of-sale refresh"' in forced.stdout and '"Lumen till refresh"' in forced.stdout
+
+    # Regrade replays the world too, so it refuses changed data alike (a changed verifier is fine).
+    refused_regrade = _cli("regrade", str(run_dir), cwd=project)
+    assert refused_regrade.returncode == 1 and "environment_changed" in refused_regrade.stderr

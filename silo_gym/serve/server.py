@@ -36,7 +36,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
 from ..jsonfmt import dumps_compact
@@ -146,15 +146,16 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
     The environment is opened once here, so a missing environment, task or verifier fails now.
 
     Raises:
-        SiloError: setup errors of silo-format §5.1, and ``tool_name_reserved`` when the
-            environment has its own tool named ``submit_answer``.
+        SiloError: setup errors of silo-format §5.1, ``tool_name_reserved`` when the
+            environment has its own tool named ``submit_answer``, and the variant errors
+            (``variant_unsupported``, ``variant_preconditions_unmet``) for ``settings.variant``.
     """
     probe = settings.make_env()
     check_servable(probe)
-    task = probe.tasks[0]
+    # An unrecorded reset: checks the variant (preconditions) and renders its instruction.
+    instruction, _ = probe.reset(options=settings.reset_options())
     tools = [types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"])
              for t in (*probe.fresh_tool_list(), SUBMIT_ANSWER_TOOL)]
-    instruction = task.instruction
 
     tables: list[SessionTable] = []
 
@@ -252,11 +253,21 @@ def http_app(silo: SiloMcpServer, host: str = "127.0.0.1") -> ASGIApp:
     tables = silo.tables
 
     async def asgi(scope: Scope, receive: Receive, send: Send) -> None:
-        await app(scope, receive, send)
-        if scope.get("type") == "http" and scope.get("method") == "DELETE" and tables:
+        key = None
+        if scope.get("type") == "http" and scope.get("method") == "DELETE":
             key = dict(scope.get("headers") or []).get(_SESSION_HEADER.encode())
-            if key:
+        if not key or not tables:
+            await app(scope, receive, send)
+            return
+
+        async def send_after_recording(message: Message) -> None:
+            # The session is gone once the SDK accepts the DELETE: record the episode before the
+            # client hears so, so its run directory is complete when the client moves on.
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
                 await tables[0].close(key.decode("latin-1"), SESSION_CLOSED)
+            await send(message)
+
+        await app(scope, receive, send_after_recording)
 
     return asgi
 

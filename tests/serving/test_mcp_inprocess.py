@@ -7,16 +7,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from mcp import Client
 
-from silo_gym import SiloError, canonical
-from silo_gym.env import SiloEnv
-from silo_gym.serve.episodes import SESSION_CLOSED, SUBMIT_ANSWER, SUBMIT_ANSWER_TOOL, EpisodeSettings
-from silo_gym.serve.server import PROMPT_NAME, SiloMcpServer, build_server
+pytest.importorskip("mcp")
 
-from .helpers import as_silo_result, golden_mismatches, play_solver, run_dir_of
+import anyio  # noqa: E402
+from mcp import Client  # noqa: E402
+
+from silo_gym import SiloError, canonical  # noqa: E402
+from silo_gym.env import SiloEnv  # noqa: E402
+from silo_gym.serve.episodes import SESSION_CLOSED, SUBMIT_ANSWER, SUBMIT_ANSWER_TOOL, EpisodeSettings  # noqa: E402
+from silo_gym.serve.server import PROMPT_NAME, SiloMcpServer, build_server  # noqa: E402
+
+from .helpers import as_silo_result, golden_mismatches, play_solver, run_dir_of  # noqa: E402
 
 
 def _server(runs: Path, task_id: str = "TASK-003", environment: str = "demo", **kwargs: Any) -> SiloMcpServer:
@@ -223,3 +226,30 @@ def test_an_environment_with_its_own_submit_answer_tool_is_refused(tmp_path: Pat
     assert caught.value.code == "tool_name_reserved"
     assert '"clashing"' in caught.value.message and '"submit_answer"' in caught.value.message
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_variant_is_served_with_its_rendered_instruction_and_recorded(runs_dir: Path) -> None:
+    env = SiloEnv("variety", "TASK-002")
+    instruction, _ = env.reset(options={"variant": 4})
+    assert instruction != env.tasks[0].instruction  # the variant renames the chair
+
+    async def main() -> Any:
+        async with Client(_server(runs_dir, task_id="TASK-002", environment="variety", variant=4).server) as client:
+            assert client.instructions == instruction
+            prompt = await client.get_prompt(PROMPT_NAME)
+            assert prompt.messages[0].content.text == instruction  # type: ignore[union-attr]
+            item = as_silo_result(await client.call_tool("get_item", {"itemId": "I-2"}))["output"]
+            await client.call_tool("set_price", {"itemId": "I-2", "price": item["price"] - 10})
+            return await client.call_tool(SUBMIT_ANSWER, {"answer": "done"})
+
+    submitted = anyio.run(main)
+    assert submitted.structured_content["passed"] is True
+    run = json.loads((run_dir_of(submitted) / "run.json").read_text())
+    assert run["config"]["variant"] == 4
+
+
+def test_a_variant_whose_preconditions_fail_is_refused_before_serving(runs_dir: Path) -> None:
+    with pytest.raises(SiloError) as caught:
+        _server(runs_dir, task_id="TASK-001", environment="variety", variant=3)
+    assert caught.value.code == "variant_preconditions_unmet"
+    assert not runs_dir.exists()

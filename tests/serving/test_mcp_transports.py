@@ -9,16 +9,19 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from conftest import subprocess_env
-from golden import gate as g
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
-from silo_gym.serve.episodes import SERVER_STOPPED, SESSION_CLOSED, SUBMIT_ANSWER
+pytest.importorskip("mcp")
 
-from .helpers import HttpServer, as_silo_result, golden_mismatches, play_solver, run_dir_of, serve_command
+import anyio  # noqa: E402
+from conftest import subprocess_env  # noqa: E402
+from golden import gate as g  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+from silo_gym.serve.episodes import SERVER_STOPPED, SESSION_CLOSED, SUBMIT_ANSWER  # noqa: E402
+
+from .helpers import HttpServer, as_silo_result, golden_mismatches, play_solver, run_dir_of, serve_command  # noqa: E402
 
 
 def _stdio(task_id: str, runs: Path, cwd: Path) -> StdioServerParameters:

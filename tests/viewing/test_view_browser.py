@@ -11,14 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
 
-from silo_gym.view import ViewResult, build_view
+pytest.importorskip("jinja2")
+pytest.importorskip("selenium")
 
-from .runs import HOSTILE, Runs, make_runs
+from conftest import REQUIRE_EXTRAS  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+
+from silo_gym.view import ViewResult, build_view  # noqa: E402
+
+from .runs import HOSTILE, Runs, make_runs  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -35,6 +40,12 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Runs, ViewResult]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).is_file()]
+    if missing:
+        message = f"{', '.join(missing)} not installed: apt-get install chromium chromium-driver (.ci/run does)"
+        if REQUIRE_EXTRAS:
+            pytest.fail(message)
+        pytest.skip(message)
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in FLAGS:

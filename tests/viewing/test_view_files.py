@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import subprocess_env
 
-from silo_gym import SiloError
-from silo_gym.view import build_view
+pytest.importorskip("jinja2")
 
-from .runs import HOSTILE, Runs, make_runs
+from conftest import subprocess_env  # noqa: E402
+
+from silo_gym import SiloError  # noqa: E402
+from silo_gym.view import build_view  # noqa: E402
+
+from .runs import HOSTILE, Runs, make_runs  # noqa: E402
 
 
 @pytest.fixture(scope="module")
