@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..env import SiloEnv
+from ..episode import Episode
 from ..errors import RunLimitError, SiloError, VerifierError
 from ..runner import GRACE_MS
 from ..wrappers.record import RecordRun
@@ -118,19 +119,25 @@ class ServedEpisode:
 
     Thread-safe: calls are serialised by the episode's lock (silo-format §5.2); the deadline timer
     calls ``expire``; at deadline + grace (:data:`silo_gym.runner.GRACE_MS`) an episode with no
-    answer ends as ``timeout``, as the runner abandons an agent that did not return (§5.3).
+    answer ends as ``timeout``, as the runner abandons an agent that did not return (§5.3). Once
+    it ended, the env and its world are let go (a long-running server keeps only the reason), and
+    every later call is refused.
     """
 
     def __init__(self, settings: EpisodeSettings) -> None:
         self.settings = settings
-        self.env = settings.make_env()
-        self.recorder = RecordRun(self.env, runs_dir=settings.runs_dir)
-        self.instruction, info = self.recorder.reset(options=settings.reset_options())
+        env = settings.make_env()
+        recorder = RecordRun(env, runs_dir=settings.runs_dir)
+        self.instruction, info = recorder.reset(options=settings.reset_options())
         self.run_id: str = info["run_id"]
         self.run_dir: str = info["run_dir"]
-        episode = self.env.episode
+        episode = env.episode
         assert episode is not None
-        self.episode = episode
+        self._env: SiloEnv | None = env
+        self._recorder: RecordRun | None = recorder
+        self._episode: Episode | None = episode
+        self._ended_reason: str | None = None
+        self._lock = threading.Lock()  # one ending, then the release
         timeout_s = min(settings.timeout_ms / 1000.0, threading.TIMEOUT_MAX)
         self._deadline = threading.Timer(timeout_s, episode.expire)
         self._overdue = threading.Timer(min(timeout_s + GRACE_MS / 1000.0, threading.TIMEOUT_MAX), self._give_up)
@@ -140,14 +147,24 @@ class ServedEpisode:
 
     @property
     def done(self) -> bool:
-        return self.episode.done
+        return self._ended_reason is not None
+
+    @property
+    def env(self) -> SiloEnv | None:
+        """The episode's env while it runs; ``None`` once it ended (its world is let go)."""
+        return self._env
 
     def call_tool(self, name: str, arguments: dict[str, Any] | None) -> ToolReply:
         """Run one tool call the runner's way (silo-format §5.2); a refused call is an error reply
         ``{"code": <reason>, "message": ...}``, and a finished episode refuses every call."""
+        episode = self._episode
+        if episode is None:
+            return self._ended()
         try:
-            result = self.episode.call_tool(name, arguments)
+            result = episode.call_tool(name, arguments)
         except RunLimitError as exc:
+            if episode.done:  # it ended meanwhile
+                return self._ended(episode)
             return ToolReply({"code": exc.reason, "message": exc.message}, True)
         return ToolReply(result["output"], "isError" in result)
 
@@ -157,14 +174,15 @@ class ServedEpisode:
         The reply's payload is the ``result.json`` dict; a limit that fired earlier stays the
         termination reason. Grading that fails answers an error reply with the verifier's message.
         """
-        with self.episode.lock:
-            if self.episode.done:
+        with self._lock:
+            if self._env is None:
                 return self._ended()
             try:
-                *_, info = self.env.finish(answer)
+                *_, info = self._env.finish(answer)
             except VerifierError as exc:
                 return ToolReply({"code": exc.code, "message": exc.message}, True)
-        self._stop_timers()
+            finally:
+                self._release()
         return ToolReply(info["result"], False, info["result"])
 
     def abandon(self, message: str) -> None:
@@ -176,24 +194,31 @@ class ServedEpisode:
         self._end(f"Agent did not submit an answer within {self.settings.timeout_ms} ms.", "timeout")
 
     def _end(self, error: str, reason: str) -> None:
-        with self.episode.lock:
-            if self.episode.done:
+        with self._lock:
+            if self._env is None:
                 return
             try:
-                self.env.finish(None, error=error, reason=reason)
+                self._env.finish(None, error=error, reason=reason)
             except VerifierError:
                 pass  # recorded without result.json (silo-format §6.6); no one is left to tell
-        self._stop_timers()
+            finally:
+                self._release()
 
-    def _ended(self) -> ToolReply:
-        end = self.episode.end
-        reason = end.reason if end is not None else "agent_error"
-        return ToolReply({"code": reason, "message": f"Run ended: {reason}. Open a new MCP session to play "
-                                                      "the task again."}, True)
-
-    def _stop_timers(self) -> None:
+    def _release(self) -> None:
+        """After the end: keep the reason, let the env, its world and the timers go."""
+        end = self._episode.end if self._episode is not None else None
+        self._ended_reason = end.reason if end is not None else "agent_error"
         self._deadline.cancel()
         self._overdue.cancel()
+        self._env = self._recorder = self._episode = None
+
+    def _ended(self, episode: Episode | None = None) -> ToolReply:
+        reason = self._ended_reason
+        if reason is None:
+            end = episode.end if episode is not None else None
+            reason = end.reason if end is not None else "agent_error"
+        return ToolReply({"code": reason, "message": f"Run ended: {reason}. Open a new MCP session to play "
+                                                      "the task again."}, True)
 
 
 def default_runs_dir(runs_dir: str | os.PathLike[str] | None, cwd: str | None = None) -> Path:
