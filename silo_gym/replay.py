@@ -277,11 +277,15 @@ class Replayer:
         record = read_run(run_dir)
         report = ReplayReport(record)
         if record.torn is not None:
-            report.notes.append(str(record.torn))
+            report.notes.append(record.torn)
         run_end = record.first("run_end")
         if run_end is None:
             report.problem = ("the trace has no run_end: the run never ended (it crashed or is still running), "
                               "so there is no ending to replay and no result to prove.")
+            return report
+        if record.state_diff_bytes is None and record.run is not None:
+            report.problem = ("the run ended ungraded (it has run.json but no state-diff.json: a tool call was still "
+                              "running when it ended, silo-format §5.3), so there is no result to prove.")
             return report
         env = self.env_for(record)
         _check_environment(env, record, force, report)

@@ -2,7 +2,8 @@
 
 One reader for every tool that looks back at runs (``replay``, ``regrade``, ``view``). It never
 raises on what a crash can leave behind: a torn last trace line (the run stopped while writing
-it, silo-format §6.6) is kept as :attr:`RunRecord.torn`, and missing files are ``None``.
+it, silo-format §6.6; read by :func:`silo_gym.trace.read_trace`) is kept as
+:attr:`RunRecord.torn`, and missing files are ``None``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any
 
 from .errors import SiloError
 from .jsonfmt import loads_strict
+from .trace import TraceCorrupt, read_trace
 
-__all__ = ["RecordedCall", "RunRecord", "TornLine", "read_run", "run_error"]
+__all__ = ["RecordedCall", "RunRecord", "read_run", "run_error"]
 
 TRACE_FILE = "trace.jsonl"
 RESULT_FILE = "result.json"
@@ -26,18 +28,6 @@ RUN_FILE = "run.json"
 def run_error(run_dir: Path, message: str) -> SiloError:
     """A ``run_invalid`` error naming the run directory."""
     return SiloError("run_invalid", f"{run_dir}: {message}", {"runDir": str(run_dir)})
-
-
-@dataclass(frozen=True)
-class TornLine:
-    """The last line of ``trace.jsonl`` when it is not a whole JSON object."""
-
-    line: int  # 1-based
-    text: str  # its first 200 characters
-
-    def __str__(self) -> str:
-        return (f"trace.jsonl line {self.line} is torn (the run stopped while writing it): "
-                f"{self.text!r}")
 
 
 @dataclass(frozen=True)
@@ -58,7 +48,7 @@ class RunRecord:
     run_dir: Path
     run: dict[str, Any] | None
     events: list[dict[str, Any]]
-    torn: TornLine | None = None
+    torn: str | None = None  # the torn last trace line, described (silo_gym.trace)
     result_bytes: bytes | None = None
     state_diff_bytes: bytes | None = None
     _by_type: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
@@ -144,7 +134,8 @@ def _read_optional(path: Path) -> bytes | None:
 
 
 def read_run(run_dir: str | os.PathLike[str]) -> RunRecord:
-    """Read a run directory.
+    """Read a run directory; the trace through :func:`silo_gym.trace.read_trace`, so a torn last
+    line is kept as :attr:`RunRecord.torn` instead of failing.
 
     Raises:
         SiloError: ``run_invalid`` when ``run_dir`` is not a directory, has no ``trace.jsonl``, a
@@ -154,26 +145,15 @@ def read_run(run_dir: str | os.PathLike[str]) -> RunRecord:
     path = Path(run_dir)
     if not path.is_dir():
         raise run_error(path, "not a run directory (it does not exist or is not a directory).")
-    trace = _read_optional(path / TRACE_FILE)
-    if trace is None:
+    try:
+        trace = read_trace(path / TRACE_FILE)
+    except FileNotFoundError:
         raise run_error(path, f"no {TRACE_FILE}; a run directory holds trace.jsonl, result.json, "
-                              "state-diff.json and run.json (silo-format §6.1).")
-    lines = trace.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    events: list[dict[str, Any]] = []
-    torn: TornLine | None = None
-    for number, raw in enumerate(lines, start=1):
-        try:
-            event = loads_strict(raw)
-            if not isinstance(event, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError) as exc:
-            if number == len(lines):
-                torn = TornLine(number, raw[:200].decode("utf-8", "replace"))
-                break
-            raise run_error(path, f"{TRACE_FILE} line {number} is not a JSON object ({exc}).") from None
-        events.append(event)
+                              "state-diff.json and run.json (silo-format §6.1).") from None
+    except TraceCorrupt as exc:
+        raise run_error(path, f"{TRACE_FILE}: {exc}") from None
+    events = trace.events
+    torn = f"{TRACE_FILE}: {trace.torn}" if trace.torn is not None else None
     if not events or events[0].get("type") != "run_start":
         raise run_error(path, f"{TRACE_FILE} does not start with a run_start event.")
     run_bytes = _read_optional(path / RUN_FILE)

@@ -225,7 +225,8 @@ def test_a_torn_last_line_is_reported_not_a_crash(runs_dir: Path) -> None:
     trace.write_bytes(data[: data.rindex(b'"checks"')])  # cut inside verifier_result
     report = replay_run(run_dir)
     assert report.identical, report.summary()
-    assert any("is torn" in note for note in report.notes)
+    assert any(note.startswith("trace.jsonl: the last line (line ") and "it was left out" in note
+               for note in report.notes)
 
     # Cut inside a tool_result: the run never reached run_end, so nothing can be proved.
     lines = data.split(b"\n")
@@ -233,7 +234,7 @@ def test_a_torn_last_line_is_reported_not_a_crash(runs_dir: Path) -> None:
     trace.write_bytes(b"\n".join(lines[:cut]) + b"\n" + lines[cut][:40])
     done = _cli("replay", str(run_dir), cwd=runs_dir.parent)
     assert done.returncode == 1, done.stderr
-    assert f"trace.jsonl line {cut + 1} is torn" in done.stdout
+    assert f"note: trace.jsonl: the last line (line {cut + 1}, 40 bytes) has no line end" in done.stdout
     assert "the trace has no run_end" in done.stdout
     assert done.stderr == ""
 
@@ -249,7 +250,7 @@ def test_broken_run_directories_are_clear_errors(tmp_path: Path, runs_dir: Path)
     (run_dir / "trace.jsonl").write_text("\n".join(lines) + "\n")
     done = _cli("replay", str(run_dir), cwd=tmp_path)
     assert done.returncode == 1
-    assert done.stderr.startswith("error: run_invalid: ") and "trace.jsonl line 2 is not a JSON object" in done.stderr
+    assert done.stderr.startswith("error: run_invalid: ") and "line 2 is not a JSON object; the trace is damaged" in done.stderr
 
 
 # -- regrade ------------------------------------------------------------------------------------------
@@ -375,3 +376,21 @@ def test_a_run_whose_environment_data_changed_is_refused_or_forced(tmp_path: Pat
     # Regrade replays the world too, so it refuses changed data alike (a changed verifier is fine).
     refused_regrade = _cli("regrade", str(run_dir), cwd=project)
     assert refused_regrade.returncode == 1 and "environment_changed" in refused_regrade.stderr
+
+
+def test_a_run_that_ended_ungraded_is_reported_not_replayed(tmp_path: Path, make_env_dir: Any) -> None:
+    env_dir = make_env_dir(tmp_path / ".silo" / "environments", "sluggish")
+
+    def stuck(task: str, tools: Any, call_tool: Any, signal: threading.Event) -> Any:
+        call_tool("slow", {"seconds": 3})
+        return {"output": "late"}
+
+    run = silo_gym.run_task("sluggish", "TASK-001", stuck, cwd=tmp_path, runs_dir=tmp_path / "runs", timeout_ms=50)
+    assert run.reward is None and env_dir.is_dir()
+    run_dir = Path(run.run_dir)
+    assert not (run_dir / "state-diff.json").exists() and (run_dir / "run.json").exists()
+    report = replay_run(run_dir, cwd=tmp_path)
+    assert not report.identical and report.problem is not None and "ended ungraded" in report.problem
+    with pytest.raises(SiloError) as caught:
+        regrade_run(run_dir, cwd=tmp_path)
+    assert "cannot regrade" in caught.value.message

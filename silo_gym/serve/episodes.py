@@ -21,7 +21,7 @@ from typing import Any
 from ..env import SiloEnv
 from ..episode import Episode
 from ..errors import RunLimitError, SiloError, VerifierError
-from ..runner import GRACE_MS
+from ..runner import GRACE_MS, LOCK_WAIT_S
 from ..wrappers.record import RecordRun
 
 __all__ = [
@@ -51,6 +51,9 @@ SUBMIT_ANSWER_TOOL: dict[str, Any] = {
         "additionalProperties": False,
     },
 }
+
+#: How long closing a session waits for a tool call in progress before ending the run ungraded.
+ABANDON_WAIT_S = 1.0
 
 #: Why an episode ended without an answer, by cause (``error`` of ``result.json``).
 SESSION_CLOSED = "The MCP session closed before an answer was submitted."
@@ -187,18 +190,31 @@ class ServedEpisode:
 
     def abandon(self, message: str) -> None:
         """End an unanswered episode as ``agent_error`` with ``message`` (the session closed, the
-        server stopped); the run is graded and recorded in full. Does nothing once it ended."""
-        self._end(message, "agent_error")
+        server stopped); the run is graded and recorded in full, unless a tool call is still
+        running after :data:`ABANDON_WAIT_S`: then it ends ungraded (silo-format §5.3, amended).
+        Does nothing once it ended."""
+        self._end(message, "agent_error", ABANDON_WAIT_S)
 
     def _give_up(self) -> None:
-        self._end(f"Agent did not submit an answer within {self.settings.timeout_ms} ms.", "timeout")
+        self._end(f"Agent did not submit an answer within {self.settings.timeout_ms} ms.", "timeout", LOCK_WAIT_S)
 
-    def _end(self, error: str, reason: str) -> None:
+    def _end(self, error: str, reason: str, wait_s: float) -> None:
+        """Grade and record the end; a tool call still running after ``wait_s`` may still change
+        the world, so then the run ends ungraded, as the runner does at deadline + grace."""
         with self._lock:
-            if self._env is None:
+            env, episode = self._env, self._episode
+            if env is None or episode is None:
                 return
             try:
-                self._env.finish(None, error=error, reason=reason)
+                if episode.lock.acquire(timeout=wait_s):
+                    try:
+                        env.finish(None, error=error, reason=reason)
+                    finally:
+                        episode.lock.release()
+                else:
+                    running = episode.running
+                    what = f'Tool "{running[1]}"' if running is not None else "A tool call"
+                    env.end_ungraded(f"{what} was still running when the episode ended: {error}", reason=reason)
             except VerifierError:
                 pass  # recorded without result.json (silo-format §6.6); no one is left to tell
             finally:

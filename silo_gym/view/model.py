@@ -288,11 +288,13 @@ def load_run(run_dir: Path, replayer: Replayer | None) -> RunView:
         view.checks = [c for c in (graded or {}).get("checks") or [] if isinstance(c, dict)]
         view.notes.append("No result.json: grading failed or the run did not end, so there is no reward.")
     if record.torn is not None:
-        view.notes.append(str(record.torn))
+        view.notes.append(record.torn)
     view.timeline = _timeline(record)
     diff = record.state_diff
     if diff is None:
-        view.notes.append("No state-diff.json: the run did not end.")
+        view.notes.append("No state-diff.json: the run ended ungraded (a tool call was still running)."
+                          if record.run is not None and record.first("run_end") is not None
+                          else "No state-diff.json: the run did not end.")
         return view
     view.scalars = _scalars(diff)
     initial = final = None

@@ -5,10 +5,18 @@ from __future__ import annotations
 import gc
 import json
 import threading
+import time
 import weakref
 from pathlib import Path
+from typing import Any
 
-from silo_gym.serve.episodes import SERVER_STOPPED, EpisodeSettings, ServedEpisode
+from silo_gym.serve.episodes import (
+    ABANDON_WAIT_S,
+    SERVER_STOPPED,
+    SESSION_CLOSED,
+    EpisodeSettings,
+    ServedEpisode,
+)
 
 
 def _episode(runs: Path, **kwargs: object) -> ServedEpisode:
@@ -55,3 +63,24 @@ def test_calls_racing_the_end_are_either_run_or_refused(runs_dir: Path) -> None:
     result = json.loads((Path(served.run_dir) / "result.json").read_text())
     assert (result["terminationReason"], result["error"]) == ("agent_error", SERVER_STOPPED)
     assert result["toolCalls"] == len(ran)
+
+
+def test_a_session_closing_during_a_stuck_tool_call_ends_ungraded(tmp_path: Path, make_env_dir: Any) -> None:
+    make_env_dir(tmp_path / ".silo" / "environments", "sluggish")
+    served = ServedEpisode(EpisodeSettings("sluggish", "TASK-001", runs_dir=tmp_path / "runs", cwd=str(tmp_path)))
+    caller = threading.Thread(target=served.call_tool, args=("slow", {"seconds": 2.5}))
+    caller.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    served.abandon(SESSION_CLOSED)
+    waited = time.monotonic() - started
+    caller.join()
+    assert ABANDON_WAIT_S <= waited < ABANDON_WAIT_S + 1.0
+    run_dir = Path(served.run_dir)
+    assert not (run_dir / "result.json").exists() and not (run_dir / "state-diff.json").exists()
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["terminationReason"] == "agent_error"
+    run_end = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()
+               if '"run_end"' in line][0]
+    assert run_end["error"] == f'Tool "slow" was still running when the episode ended: {SESSION_CLOSED}'
+    assert served.done and served.call_tool("peek", None).payload["code"] == "agent_error"

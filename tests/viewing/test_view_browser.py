@@ -151,7 +151,7 @@ def test_errors_and_unfinished_runs_are_shown(report: tuple[Runs, ViewResult], b
 
     assert _open(browser, _page(view, runs.crashed)) == []
     notes = browser.find_element(By.CSS_SELECTOR, "ul.notes").text
-    assert "trace.jsonl line 3 is torn" in notes and "No result.json" in notes
+    assert "trace.jsonl: the last line (line 3, 30 bytes) has no line end" in notes and "No result.json" in notes
     assert browser.find_element(By.ID, "verdict").text == "not graded"
 
 
