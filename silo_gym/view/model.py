@@ -188,6 +188,8 @@ def _timeline(record: RunRecord) -> list[CallItem]:
                 item.facts.append(f"error: {_short(event.get('error'))}")
             item.facts.append(f"{event.get('toolCalls')} calls, {event.get('toolErrors')} errors, "
                               f"{event.get('durationMs')} ms")
+            if isinstance(event.get("traceback"), str):
+                item.blocks.append(("traceback", event["traceback"]))
             items.append(item)
     return items
 

@@ -16,6 +16,7 @@ from mcp import Client  # noqa: E402
 
 from silo_gym import SiloError, canonical  # noqa: E402
 from silo_gym.env import SiloEnv  # noqa: E402
+from silo_gym.replay import replay_run  # noqa: E402
 from silo_gym.serve.episodes import SESSION_CLOSED, SUBMIT_ANSWER, SUBMIT_ANSWER_TOOL, EpisodeSettings  # noqa: E402
 from silo_gym.serve.server import PROMPT_NAME, SiloMcpServer, build_server  # noqa: E402
 
@@ -74,6 +75,8 @@ def test_reference_plan_over_mcp_matches_the_gymnasium_golden_files(runs_dir: Pa
     assert golden_mismatches("solver", "TASK-003", run_dir) == []
     # The reply is the result.json dict, as text and as structured content.
     assert json.loads(submitted.content[0].text) == _result(run_dir) == submitted.structured_content
+    # A run played over MCP proves itself like any other.
+    assert replay_run(run_dir).identical
 
 
 def test_tool_errors_are_results_with_is_error_and_count_as_calls(runs_dir: Path) -> None:

@@ -88,3 +88,23 @@ def test_the_command_line(runs: Runs, tmp_path: Path) -> None:
                              capture_output=True, text=True, env=subprocess_env(), timeout=120)
     assert missing.returncode == 1
     assert missing.stderr == f"error: run_invalid: {tmp_path / 'nope'}: not a directory of runs (it does not exist or is not a directory).\n"
+
+
+def test_an_agent_error_shows_its_traceback_and_an_ungraded_run_says_so(tmp_path: Path) -> None:
+    import silo_gym
+    from silo_gym.view.model import load_run
+
+    def crashes(task: str, tools: object, call_tool: object, signal: object) -> object:
+        raise ValueError("the model returned garbage")
+
+    run = silo_gym.run_task("demo", "TASK-004", crashes, runs_dir=tmp_path / "runs")
+    view = load_run(Path(run.run_dir), None)
+    end = view.timeline[-1]
+    assert end.kind == "end" and end.is_error and "error: the model returned garbage" in end.facts
+    assert [label for label, _ in end.blocks] == ["traceback"]
+    assert "ValueError: the model returned garbage" in end.blocks[0][1]
+
+    (Path(run.run_dir) / "state-diff.json").unlink()
+    (Path(run.run_dir) / "result.json").unlink()
+    ungraded = load_run(Path(run.run_dir), None)
+    assert "No state-diff.json: the run ended ungraded (a tool call was still running)." in ungraded.notes
