@@ -207,9 +207,10 @@ def _file_divergence(name: str, recorded: bytes | None, replayed: bytes | None) 
 # -- the environment -----------------------------------------------------------------------------
 
 
-def _check_environment(env: SiloEnv, record: RunRecord, force: bool, report: ReplayReport) -> None:
-    """Compare the environment with the run's provenance (``config.environmentHash`` and
-    ``config.siloGymVersion``); a hash mismatch refuses the replay unless ``force``."""
+def _check_environment(env: SiloEnv, current: str, record: RunRecord, force: bool, report: ReplayReport) -> None:
+    """Compare the environment (whose hash is ``current``) with the run's provenance
+    (``config.environmentHash`` and ``config.siloGymVersion``); a hash mismatch refuses the
+    replay unless ``force``."""
     from . import __version__
 
     config = record.config
@@ -221,9 +222,6 @@ def _check_environment(env: SiloEnv, record: RunRecord, force: bool, report: Rep
         report.notes.append("run.json records no environmentHash, so the environment's data, tasks and tool "
                             "schemas cannot be checked against the recording; replaying anyway.")
         return
-    from .provenance import environment_hash
-
-    current = environment_hash(env.silo_env)
     if current == recorded_hash:
         return
     message = (f'environment hash mismatch: run {record.run_id} was recorded on environment "{record.environment}" '
@@ -263,12 +261,13 @@ class Replayer:
         self._envs: dict[tuple[str, str], SiloEnv] = {}
 
     def env_for(self, record: RunRecord) -> SiloEnv:
+        """The env for the run's environment and task, opened once per replayer (so is its
+        content hash, ``SiloEnv.environment_hash()``)."""
         key = (record.environment, record.task_id)
         env = self._envs.get(key)
         if env is None:
-            env = SiloEnv(record.environment, record.task_id, max_tool_calls=_NO_BUDGET,
-                          timeout_ms=_NO_DEADLINE_MS, cwd=self.cwd)
-            self._envs[key] = env
+            env = self._envs[key] = SiloEnv(record.environment, record.task_id, max_tool_calls=_NO_BUDGET,
+                                            timeout_ms=_NO_DEADLINE_MS, cwd=self.cwd)
         return env
 
     def replay(self, run_dir: str | os.PathLike[str], *, force: bool = False,
@@ -288,7 +287,7 @@ class Replayer:
                               "running when it ended, silo-format §5.3), so there is no result to prove.")
             return report
         env = self.env_for(record)
-        _check_environment(env, record, force, report)
+        _check_environment(env, env.environment_hash(), record, force, report)
         _replay(env, record, run_end, report, keep_worlds)
         return report
 
