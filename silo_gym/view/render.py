@@ -145,8 +145,8 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     finally:
         if replayer is not None:
             replayer.close()
-    views.sort(key=lambda v: (v.started_at == "", v.started_at, v.run_id), reverse=False)
-    views.reverse()  # newest first; unreadable runs (no start time) last
+    # Newest first (ISO start times sort as text); unreadable runs last.
+    views.sort(key=lambda v: (v.started_at, v.run_id), reverse=True)
     views.sort(key=lambda v: v.problem is not None)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
