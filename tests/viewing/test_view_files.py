@@ -108,3 +108,12 @@ def test_an_agent_error_shows_its_traceback_and_an_ungraded_run_says_so(tmp_path
     (Path(run.run_dir) / "result.json").unlink()
     ungraded = load_run(Path(run.run_dir), None)
     assert "No state-diff.json: the run ended ungraded (a tool call was still running)." in ungraded.notes
+
+
+def test_the_index_lists_the_newest_run_first_and_unreadable_runs_last(runs: Runs, tmp_path: Path) -> None:
+    view = build_view(runs.root, tmp_path / "order")
+    order = re.findall(r'<tr class="run-row[^"]*" data-run="([^"]+)"', view.index.read_text())
+    started = {r.run_id: r.started_at for r in view.runs if r.problem is None}
+    readable = [rid for rid in order if rid in started]
+    assert readable == sorted(readable, key=lambda rid: started[rid], reverse=True)
+    assert order[-1] == "run_20250101000000_bad0" and len(order) == 6
