@@ -149,7 +149,11 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
         SiloError: setup errors of silo-format §5.1, ``tool_name_reserved`` when the
             environment has its own tool named ``submit_answer``, and the variant errors
             (``variant_unsupported``, ``variant_preconditions_unmet``) for ``settings.variant``.
+        NotADirectoryError: ``settings.runs_dir`` exists and is not a directory.
     """
+    if settings.runs_dir.exists() and not settings.runs_dir.is_dir():
+        raise NotADirectoryError(f"--runs-dir {settings.runs_dir} is not a directory; runs are recorded in "
+                                 "a directory of run directories.")
     probe = settings.make_env()
     check_servable(probe)
     # An unrecorded reset: checks the variant (preconditions) and renders its instruction.

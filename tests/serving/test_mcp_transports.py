@@ -159,3 +159,9 @@ def test_serve_refuses_bad_setup_before_serving(tmp_path: Path) -> None:
     assert done.stderr.startswith('error: task_not_found: Task "TASK-999" was not found in demo.')
     assert done.stdout == ""
     assert not (tmp_path / "r").exists()
+
+    (tmp_path / "file").write_text("not a directory")
+    done = subprocess.run(serve_command("--env", "demo", "--task", "TASK-001", "--runs-dir", str(tmp_path / "file")),
+                          cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "is not a directory" in done.stderr and done.stdout == ""
