@@ -41,7 +41,17 @@ def test_reference_plan_over_stdio_gives_the_golden_bytes_on_every_task(tmp_path
             return await play_solver(client, prompt.messages[0].content.text)  # type: ignore[union-attr]
 
     async def main() -> dict[str, Any]:
-        return {task_id: await play(task_id) for task_id in task_ids}
+        # Concurrently: one server process per task, all recording into one runs directory.
+        replies: dict[str, Any] = {}
+
+        async def one(task_id: str) -> None:
+            replies[task_id] = await play(task_id)
+
+        with anyio.fail_after(240):
+            async with anyio.create_task_group() as tg:
+                for task_id in task_ids:
+                    tg.start_soon(one, task_id)
+        return replies
 
     submitted = anyio.run(main)
     for task_id, reply in submitted.items():
