@@ -394,3 +394,13 @@ def test_a_run_that_ended_ungraded_is_reported_not_replayed(tmp_path: Path, make
     with pytest.raises(SiloError) as caught:
         regrade_run(run_dir, cwd=tmp_path)
     assert "cannot regrade" in caught.value.message
+
+
+def test_the_commands_refuse_bad_usage(tmp_path: Path) -> None:
+    missing = _cli("replay", cwd=tmp_path)
+    assert (missing.returncode, missing.stderr) == (1, "error: Missing <RUN_DIR>.\n")
+    bogus = _cli("regrade", str(tmp_path), "--bogus", cwd=tmp_path)
+    assert bogus.returncode == 1 and bogus.stderr.startswith("error: Unknown flag --bogus for silo-gym regrade.")
+    helped = _cli("replay", "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "--force" in helped.stdout and "RUN_DIR" in helped.stdout
+    assert list(tmp_path.iterdir()) == []

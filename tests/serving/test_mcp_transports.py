@@ -175,3 +175,9 @@ def test_serve_refuses_bad_setup_before_serving(tmp_path: Path) -> None:
                           cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 1 and "is not a directory" in done.stderr and done.stdout == ""
+
+    for flags, message in ((("--transport", "ftp"), "error: Argument --transport: invalid choice: 'ftp'"),
+                           (("--port", "70000"), "error: --port must be a port number from 0 to 65535; got 70000.")):
+        done = subprocess.run(serve_command("--env", "demo", "--task", "TASK-001", *flags), cwd=tmp_path,
+                              env=subprocess_env(), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 1 and done.stderr.startswith(message), done.stderr
