@@ -263,6 +263,15 @@ def load_run(run_dir: Path, replayer: Replayer | None) -> RunView:
     except SiloError as exc:
         view.problem = exc.message
         return view
+    try:
+        _fill(view, record, replayer)
+    except Exception as exc:  # a hand-edited or foreign file: one bad run never stops the report
+        return RunView(view.slug, view.run_dir, run_dir.name,
+                       problem=f"{run_dir}: unexpected content ({type(exc).__name__}: {exc})")
+    return view
+
+
+def _fill(view: RunView, record: RunRecord, replayer: Replayer | None) -> None:
     run = record.run or {}
     task = record.task
     view.run_id = record.run_id
@@ -297,7 +306,7 @@ def load_run(run_dir: Path, replayer: Replayer | None) -> RunView:
         view.notes.append("No state-diff.json: the run ended ungraded (a tool call was still running)."
                           if record.run is not None and record.first("run_end") is not None
                           else "No state-diff.json: the run did not end.")
-        return view
+        return
     view.scalars = _scalars(diff)
     initial = final = None
     if diff.get("collections") and replayer is not None:
@@ -305,7 +314,6 @@ def load_run(run_dir: Path, replayer: Replayer | None) -> RunView:
     elif diff.get("collections"):
         view.notes.append("Before/after of changed records are not shown (replay is off).")
     view.collections = _collections(diff, initial, final)
-    return view
 
 
 def _replayed_worlds(record: RunRecord, replayer: Replayer, view: RunView) -> tuple[Any, Any]:

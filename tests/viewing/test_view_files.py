@@ -117,3 +117,18 @@ def test_the_index_lists_the_newest_run_first_and_unreadable_runs_last(runs: Run
     readable = [rid for rid in order if rid in started]
     assert readable == sorted(readable, key=lambda rid: started[rid], reverse=True)
     assert order[-1] == "run_20250101000000_bad0" and len(order) == 6
+
+
+def test_a_run_with_foreign_content_is_an_unreadable_row_not_a_failed_report(runs: Runs, tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    root.mkdir()
+    subprocess.run(["cp", "-r", str(runs.solver), str(root / runs.solver.name)], check=True)
+    odd = root / "run_20260101000000_odd0"
+    subprocess.run(["cp", "-r", str(runs.solver), str(odd)], check=True)
+    trace = odd / "trace.jsonl"
+    trace.write_text(trace.read_text().replace('"toolCalls":2', '"toolCalls":"many"'))
+    view = build_view(root, tmp_path / "out")
+    problems = {r.run_id: r.problem for r in view.runs}
+    assert problems[runs.solver.name] is None
+    assert "unexpected content (ValueError" in (problems[odd.name] or "")
+    assert "unexpected content" in view.index.read_text()
