@@ -9,6 +9,7 @@ from pathlib import Path
 from .bench_core import bench_episodes, bench_record, bench_reset, bench_step
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
+from .bench_view import bench_view
 from .common import RESULTS_DIR, Sizes, machine
 
 BENCHES = {
@@ -20,6 +21,7 @@ BENCHES = {
     "memory": bench_memory,
     "import": bench_import,
     "ray": bench_ray,
+    "view": bench_view,
 }
 
 

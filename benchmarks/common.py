@@ -26,10 +26,12 @@ class Sizes:
     memory_episodes: int = 100_000
     vector_steps: int = 200
     register_ids: int = 10_000
+    view_runs: int = 1000
 
     @classmethod
     def quick(cls) -> Sizes:
-        return cls(repeats=2, loops=20, episodes=5, memory_episodes=50, vector_steps=4, register_ids=50)
+        return cls(repeats=2, loops=20, episodes=5, memory_episodes=50, vector_steps=4, register_ids=50,
+                   view_runs=24)
 
 
 def per_call_us(fn: Callable[[], Any], loops: int, repeats: int, setup: Callable[[], Any] | None = None) -> float:

@@ -45,6 +45,9 @@ SILO_ERROR_CODES: tuple[str, ...] = (
     "variant_unsupported",
     "variant_preconditions_unmet",
     "file_invalid",
+    "tool_name_reserved",
+    "run_invalid",
+    "environment_changed",
 )
 
 #: The conventional codes a tool raises with ``ToolError`` (silo-format §3.1); any string is allowed.

@@ -30,6 +30,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "authoring",
     "collect_cmd",
     "schema_cmd",
+    "serve_cmd",
+    "replay_cmd",
+    "view_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"

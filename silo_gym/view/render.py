@@ -1,0 +1,171 @@
+"""``silo-gym view``: a static HTML report of run directories (issue 15).
+
+Pages are rendered with Jinja2 (autoescape on, so everything an agent wrote is text, never
+markup) and carry a Content-Security-Policy that allows no script at all: the report needs no
+JavaScript, no server and no network. The reward chart is inline SVG drawn here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import webbrowser
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import SiloError
+from ..replay import Replayer
+from ..rounding import to_fixed
+from ..rundir import TRACE_FILE
+from .model import RunView, TaskSummary, load_run, summarize
+
+__all__ = ["ViewResult", "build_view", "find_run_dirs"]
+
+_GENERATOR = '<meta name="generator" content="silo-gym view">'
+_CHART_WIDTH = 760
+_LABEL_WIDTH = 190
+_SPAN = 360
+_ROW = 26
+
+
+@dataclass
+class ViewResult:
+    """What ``build_view`` wrote: ``index`` (the page to open) and the runs it shows."""
+
+    out_dir: Path
+    index: Path
+    runs: list[RunView]
+
+    def text(self) -> str:
+        broken = sum(1 for r in self.runs if r.problem is not None)
+        extra = f" ({broken} unreadable)" if broken else ""
+        return f"Wrote {len(self.runs)} run page{'s' if len(self.runs) != 1 else ''}{extra}; open {self.index}\n"
+
+
+def find_run_dirs(runs_dir: Path, skip: Path | None = None) -> list[Path]:
+    """The run directories under ``runs_dir`` (each holding ``trace.jsonl`` or ``run.json``), or
+    ``runs_dir`` itself when it is one. Hidden directories and ``skip`` (the output) are left out.
+
+    Raises:
+        SiloError: ``run_invalid`` when ``runs_dir`` is not a directory.
+    """
+    if not runs_dir.is_dir():
+        raise SiloError("run_invalid", f"{runs_dir}: not a directory of runs (it does not exist or is not a "
+                                       "directory).", {"runDir": str(runs_dir)})
+    if (runs_dir / TRACE_FILE).is_file():
+        return [runs_dir]
+    found = []
+    for child in sorted(runs_dir.iterdir()):
+        if child.name.startswith(".") or not child.is_dir() or (skip is not None and child == skip):
+            continue
+        if (child / TRACE_FILE).is_file() or (child / "run.json").is_file():
+            found.append(child)
+    return found
+
+
+def _chart(summaries: list[TaskSummary]) -> dict[str, Any]:
+    def x(reward: float) -> float:
+        return round(_LABEL_WIDTH + max(0.0, min(1.0, reward)) * _SPAN, 1)
+
+    rows = []
+    top = 8
+    for i, s in enumerate(summaries):
+        caption = f"{s.runs} run{'s' if s.runs != 1 else ''}, {s.passed}/{s.graded} passed"
+        if s.mean is not None:
+            caption = f"mean {to_fixed(s.mean, 2)} · " + caption
+        rows.append({
+            "label": s.label,
+            "y": top + i * _ROW,
+            "bar": round(max(0.0, min(1.0, s.mean)) * _SPAN, 1) if s.mean is not None else None,
+            "low": x(s.low) if s.low is not None else None,
+            "high": x(s.high) if s.high is not None else None,
+            "caption": caption,
+        })
+    ticks = [{"x": x(v), "label": label} for v, label in ((0.0, "0"), (0.5, "0.5"), (1.0, "1"))]
+    return {"rows": rows, "ticks": ticks, "width": _CHART_WIDTH, "height": top + len(rows) * _ROW + 22,
+            "left": _LABEL_WIDTH, "span": _SPAN, "top": top}
+
+
+def _jinja() -> Any:
+    try:
+        import jinja2
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError('silo-gym view needs Jinja2: pip install "silo-gym[view]"', name="jinja2") from exc
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("silo_gym.view", "templates"),
+        autoescape=True,  # every template, whatever its name: agent text is never markup
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse to replace a directory that is neither empty nor an earlier report."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise SiloError("run_invalid", f"--out {out} exists and is not a directory.", {"out": str(out)})
+    entries = {p.name for p in out.iterdir()}
+    index = out / "index.html"
+    earlier = index.is_file() and _GENERATOR in index.read_text("utf-8", "replace")[:4000]
+    if entries and not (earlier and entries <= {"index.html", "runs"}):
+        raise SiloError("run_invalid", f"--out {out} is not empty and holds no earlier silo-gym view; choose "
+                                       "another directory (the report replaces its --out directory).",
+                        {"out": str(out)})
+
+
+def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, *,
+               replay: bool = True, cwd: str | os.PathLike[str] | None = None,
+               open_browser: bool = False) -> ViewResult:
+    """Write the static report of every run under ``runs_dir`` (or of ``runs_dir`` itself).
+
+    Writes ``<out_dir>/index.html`` and ``<out_dir>/runs/<run>.html``; ``out_dir`` defaults to
+    ``<runs_dir>/view``. The pages are built in a temporary directory beside ``out_dir`` and
+    moved into place at the end, so an earlier report is replaced whole or not at all.
+    ``replay`` replays each run that changed records (with its environment found from ``cwd``)
+    to show their before and after; a run that cannot be replayed shows ids only, with a note.
+
+    Raises:
+        SiloError: ``run_invalid`` when ``runs_dir`` is not a directory or ``out_dir`` is a
+            directory that holds something other than an earlier report.
+        ModuleNotFoundError: Jinja2 is missing (the ``view`` extra).
+    """
+    source = Path(runs_dir)
+    out = Path(out_dir) if out_dir is not None else source / "view"
+    out = Path(os.path.abspath(out))
+    run_dirs = find_run_dirs(source, skip=out)
+    _check_out_dir(out)
+    env = _jinja()
+    replayer = Replayer(cwd) if replay else None
+    try:
+        views = [load_run(run_dir, replayer) for run_dir in run_dirs]
+    finally:
+        if replayer is not None:
+            replayer.close()
+    # Newest first (ISO start times sort as text); unreadable runs last.
+    views.sort(key=lambda v: (v.started_at, v.run_id), reverse=True)
+    views.sort(key=lambda v: v.problem is not None)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        (staging / "runs").mkdir()
+        page = env.get_template("run.html.j2")
+        for view in views:
+            if view.problem is None:
+                (staging / "runs" / f"{view.slug}.html").write_text(page.render(run=view), encoding="utf-8")
+        index = env.get_template("index.html.j2").render(runs=views, source=str(source),
+                                                         chart=_chart(summarize(views)))
+        (staging / "index.html").write_text(index, encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    result = ViewResult(out, out / "index.html", views)
+    if open_browser:
+        webbrowser.open(result.index.as_uri())
+    return result
