@@ -42,6 +42,7 @@ __all__ = [
     "record_audit",
     "remaining_for_sprint",
     "round1",
+    "round1_plain",
     "scope_for_sprint",
     "sprints_for_project",
     "time_logs_for_member",
@@ -51,6 +52,7 @@ __all__ = [
     "velocity_for_sprint",
     "work_items_for_assignee",
     "work_items_for_project",
+    "whole",
     "work_items_for_sprint",
     "workflow_state_of",
     "workflow_states_in_order",
@@ -316,9 +318,23 @@ def remaining_for_sprint(state: State, sprint_id: str) -> int:
 # Numbers
 
 
+def whole(x: float) -> float:
+    """``x`` as an ``int`` when it is a whole number (JSON writes ``44`` either way; ints keep tool
+    outputs on the observation writer's fast path), else ``x`` unchanged."""
+    if isinstance(x, float) and x.is_integer() and -(2**53) < x < 2**53:
+        return int(x)
+    return x
+
+
 def round1(x: float) -> float:
     """One decimal, half up, with Silo's epsilon: ``js_round((x + 2.220446049250313e-16) * 10) / 10``."""
-    return js_round((x + _EPSILON) * 10) / 10
+    return whole(js_round((x + _EPSILON) * 10) / 10)
+
+
+def round1_plain(x: float) -> float:
+    """One decimal, half up, without epsilon: ``js_round(x * 10) / 10`` (per-member and per-item
+    hours, average velocity)."""
+    return whole(js_round(x * 10) / 10)
 
 
 def total_hours_for(logs: Iterable[Record]) -> float:
@@ -337,7 +353,7 @@ def percent(a: float, b: float) -> float | None:
     """``None`` when ``b`` is 0; else ``js_round(a / b * 1000) / 10`` (no epsilon)."""
     if b == 0:
         return None
-    return js_round(a / b * 1000) / 10
+    return whole(js_round(a / b * 1000) / 10)
 
 
 # ---------------------------------------------------------------------------------------------

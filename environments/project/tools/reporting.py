@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool, js_round
+from silo_gym import define_tool
 
 from ..state import (
     State,
@@ -19,6 +19,7 @@ from ..state import (
     over_capacity_by,
     percent,
     remaining_for_sprint,
+    round1_plain,
     scope_for_sprint,
     time_logs_for_work_item,
     total_hours_for,
@@ -290,7 +291,7 @@ def _velocity_report(state: State, args: Args) -> Any:
             }
         )
     delivered = [r["deliveredPoints"] for r in rows if r["status"] == "completed"]
-    average = js_round(sum(delivered) / len(delivered) * 10) / 10 if delivered else None
+    average = round1_plain(sum(delivered) / len(delivered)) if delivered else None
     return {
         "projectId": project_id,
         "completedOnly": completed_only,
@@ -335,7 +336,7 @@ def _project_time_report(state: State, args: Args) -> Any:
         "name": project["name"],
         "totalHours": total_hours_for(logs),
         "byMember": [
-            {"memberId": m, "name": name_of(state, "members", m), "hours": js_round(sums[m] * 10) / 10}
+            {"memberId": m, "name": name_of(state, "members", m), "hours": round1_plain(sums[m])}
             for m in sorted(sums)
         ],
         "byWorkItem": by_item,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool, format_number, js_round
+from silo_gym import ToolError, define_tool, format_number
 
 from ..state import (
     State,
     hours_on_work_item,
     is_done,
     next_id,
+    round1_plain,
     time_logs_for_member,
     time_logs_for_work_item,
     total_hours_for,
@@ -43,7 +44,7 @@ def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, floa
     sums: dict[str, float] = {}
     for log in logs:
         sums[log[key]] = sums.get(log[key], 0) + log["hours"]
-    return [(k, js_round(sums[k] * 10) / 10) for k in sorted(sums)]
+    return [(k, round1_plain(sums[k])) for k in sorted(sums)]
 
 
 def _log_time(state: State, args: Args) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from silo_gym import canonical, format_number
 
 from ..state import is_done
@@ -107,7 +109,17 @@ def is_done_in(state: Any, item_id: Any) -> bool:
 
 
 def unchanged(final: Any, initial: Any) -> bool:
-    """The compact canonical JSON of both states is equal, key order included (silo-format §8)."""
+    """The compact canonical JSON of both states is equal, key order included (silo-format §8).
+
+    Equal orjson bytes imply equal canonical bytes, so that cheap test comes first; only when it
+    fails (or orjson cannot write the state) is the canonical form compared (``4`` and ``4.0``
+    differ for orjson but not for the canonical writer).
+    """
+    try:
+        if orjson.dumps(final) == orjson.dumps(initial):
+            return True
+    except (TypeError, orjson.JSONEncodeError):
+        pass
     return canonical(final) == canonical(initial)
 
 
