@@ -144,9 +144,58 @@ SPRINT_DAYS = 13  # a sprint ends 13 days after it starts (two weeks, inclusive)
 Record = dict[str, Any]
 
 
+_DAYS: dict[int, str] = {}
+
+
 def _day(offset: int) -> str:
     """The date ``offset`` days before now (after it, for a negative offset)."""
-    return (_NOW_DATE - timedelta(days=offset)).isoformat()
+    text = _DAYS.get(offset)
+    if text is None:
+        text = _DAYS[offset] = (_NOW_DATE - timedelta(days=offset)).isoformat()
+    return text
+
+
+class _Draw:
+    """Random draws built on ``random.Random.random()`` alone.
+
+    ``random()`` is the generator's stable core (the same Mersenne Twister stream for the same
+    seed in every process and Python version), where ``randrange``, ``shuffle`` and ``sample``
+    have changed their algorithms between versions; it is also the fastest draw.
+    """
+
+    __slots__ = ("random",)
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed).random
+
+    def randint(self, a: int, b: int) -> int:
+        """An int in ``[a, b]``."""
+        return a + int(self.random() * (b - a + 1))
+
+    def pick(self, seq: Any) -> Any:
+        return seq[int(self.random() * len(seq))]
+
+    def weighted(self, values: Any, weights: Any) -> Any:
+        roll = self.random() * sum(weights)
+        for value, weight in zip(values, weights, strict=True):
+            roll -= weight
+            if roll < 0:
+                return value
+        return values[-1]
+
+    def shuffle(self, items: list[Any]) -> None:
+        """Fisher-Yates, in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = int(self.random() * (i + 1))
+            items[i], items[j] = items[j], items[i]
+
+    def sample(self, population: Any, k: int) -> list[Any]:
+        """``k`` distinct items of ``population``, in draw order."""
+        pool = list(population)
+        for i in range(k):
+            j = i + int(self.random() * (len(pool) - i))
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k]
 
 
 class _Builder:
@@ -154,7 +203,7 @@ class _Builder:
     temporary keys until ``_assemble`` gives them their ids and writes the state."""
 
     def __init__(self, k: int) -> None:
-        self.rng = random.Random(k)
+        self.rng = _Draw(k)
         self.members: list[Record] = []
         self.teams: list[Record] = []
         self.projects: list[Record] = []
@@ -171,10 +220,10 @@ class _Builder:
         return self.rng.random() < p
 
     def pick(self, seq: Any) -> Any:
-        return seq[self.rng.randrange(len(seq))]
+        return self.rng.pick(seq)
 
-    def weighted(self, values: tuple[int, ...], weights: tuple[float, ...]) -> int:
-        return self.rng.choices(values, weights)[0]
+    def weighted(self, values: tuple[Any, ...], weights: tuple[float, ...]) -> Any:
+        return self.rng.weighted(values, weights)
 
     def title(self, project: Record) -> str:
         """An unused title from the project's pool; once the pool runs dry, follow-ups of it."""
@@ -335,7 +384,7 @@ class _Builder:
             "title": title if title is not None else self.title(project),
             "type": type_ if type_ is not None else self.pick(("story", "story", "task", "bug")),
             "status": status,
-            "priority": self.rng.choices(PRIORITIES, (2, 4, 3, 1))[0],
+            "priority": self.weighted(PRIORITIES, (2, 4, 3, 1)),
             "assignee": assignee,
             "project": project,
             "sprint": sprint,
@@ -407,7 +456,7 @@ class _Builder:
 
         s12 = self.sprint_12
         # TASK-001: the tax rules engine, open, with only finished dependencies.
-        status = self.rng.choices(("To Do", "In Progress", "In Review", "Blocked", "Backlog"), (2, 3, 3, 1, 1))[0]
+        status = self.weighted(("To Do", "In Progress", "In Review", "Blocked", "Backlog"), (2, 3, 3, 1, 1))
         tax = self.open_item(atlas, title="Tax rules engine", type_="story", status=status, item_id=TAX,
                              sprint=s12 if status != "Backlog" and self.chance(0.7) else None,
                              assignee=self.pick(platform_active) if self.chance(0.85) else None,

@@ -14,6 +14,7 @@ None of them changes the state it is given.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date
@@ -289,7 +290,7 @@ def _t012(state: State, p: list[str]) -> None:
 def _t013(state: State, p: list[str]) -> None:
     over = [m for m in state["members"].values() if load_for(state, m["id"]) > m["weeklyCapacityPoints"]]
     if len(over) != 1:
-        p.append(f"{len(over)} members are over capacity, not exactly one.")
+        p.append(f"Exactly one member should be over capacity; {len(over)} are.")
 
 
 def _t014(state: State, p: list[str]) -> None:
@@ -301,7 +302,7 @@ def _t015(state: State, p: list[str]) -> None:
     carrying = [s for s in state["sprints"].values()
                 if s["status"] == "completed" and remaining_for_sprint(state, s["id"]) > 0]
     if len(carrying) != 1:
-        p.append(f"{len(carrying)} completed sprints hold unfinished work, not exactly one.")
+        p.append(f"Exactly one completed sprint should hold unfinished work; {len(carrying)} do.")
 
 
 _PRECONDITIONS: dict[str, Callable[[State, list[str]], None]] = {
@@ -347,8 +348,13 @@ _PREFIXES = (
 )
 
 
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_ID = re.compile(r"([A-Z]+)-([0-9]+)")
+
+
+@functools.lru_cache(maxsize=4096)
 def _real_date(value: Any) -> bool:
-    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
         return False
     try:
         date.fromisoformat(value)
@@ -358,8 +364,8 @@ def _real_date(value: Any) -> bool:
 
 
 def _id_number(record_id: Any, prefix: str) -> int | None:
-    match = re.fullmatch(rf"{prefix}-([0-9]+)", record_id) if isinstance(record_id, str) else None
-    return int(match.group(1)) if match else None
+    match = _ID.fullmatch(record_id) if isinstance(record_id, str) else None
+    return int(match.group(2)) if match and match.group(1) == prefix else None
 
 
 def world_problems(state: State) -> list[str]:
