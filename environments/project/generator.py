@@ -695,8 +695,11 @@ class _Builder:
             if i["status"] != "Done" and i["assignee"] is not None:
                 load[id(i["assignee"])] += i["estimate"]
         devon_points = load[id(self.devon)]
+        # The over-committed member is never the only active Platform member (TASK-004 needs one
+        # with room), nor Farid (TASK-003) nor the manager who asks the questions.
+        platform_active = self.active(self.platform_members)
         candidates = [m for m in self.members if m["active"] and m is not self.farid and m is not self.manager
-                      and load[id(m)] >= 2]
+                      and load[id(m)] >= 2 and not (len(platform_active) == 1 and m is platform_active[0])]
         self.over = self.pick(candidates) if candidates else None
         for m in self.members:
             if m is self.over:
