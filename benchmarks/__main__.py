@@ -9,6 +9,7 @@ from pathlib import Path
 from .bench_core import bench_episodes, bench_record, bench_reset, bench_step
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
+from .bench_variants import bench_variants
 from .bench_view import bench_view
 from .common import RESULTS_DIR, Sizes, machine
 
@@ -17,6 +18,7 @@ BENCHES = {
     "reset": bench_reset,
     "record": bench_record,
     "episodes": bench_episodes,
+    "variants": bench_variants,
     "vector": bench_vector,
     "memory": bench_memory,
     "import": bench_import,

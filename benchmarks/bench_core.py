@@ -27,8 +27,8 @@ CHEAP = ("get_current_date", {})
 TYPICAL = ("get_opportunity", {"opportunityId": "OPP-003"})
 
 
-def _load_solver() -> Any:
-    spec = importlib.util.spec_from_file_location("_bench_crm_solver", ROOT / "examples" / "agents" / "crm_solver.py")
+def _load_solver(file_name: str = "crm_solver.py") -> Any:
+    spec = importlib.util.spec_from_file_location(f"_bench_{file_name[:-3]}", ROOT / "examples" / "agents" / file_name)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -135,14 +135,17 @@ def bench_record(sizes: Sizes) -> Table:
     return table
 
 
-def _episodes(env_of: Any, solver: Any, n: int) -> float:
+DEMO_TASKS = [f"TASK-00{i}" for i in range(1, 7)]
+PROJECT_TASKS = [f"TASK-{i:03d}" for i in range(1, 16)]
+
+
+def _episodes(env_of: Any, solver: Any, n: int, tasks: list[str] = DEMO_TASKS) -> float:
     import time
 
-    tasks = [f"TASK-00{i}" for i in range(1, 7)]
     envs = {t: env_of(t) for t in tasks}
     t0 = time.perf_counter()
     for i in range(n):
-        env = envs[tasks[i % 6]]
+        env = envs[tasks[i % len(tasks)]]
         policy = solver.make_policy()
         obs, info = env.reset(seed=i)
         while True:
@@ -158,7 +161,7 @@ def _episodes(env_of: Any, solver: Any, n: int) -> float:
 
 
 def bench_episodes(sizes: Sizes) -> Table:
-    table = Table("whole episodes: the reference solver over the six demo tasks")
+    table = Table("whole episodes: each world's reference solver over its tasks (demo: six, project: fifteen)")
     solver = _load_solver()
     with tempfile.TemporaryDirectory() as tmp:
         raw = _episodes(lambda t: gym.make(f"silo/demo-{t}"), solver, sizes.episodes)
@@ -166,6 +169,14 @@ def bench_episodes(sizes: Sizes) -> Table:
     table.add("episodes per second (gym.make)", raw, "ep/s")
     table.add("episodes per second (recorded)", rec, "ep/s")
     table.add("recorded / raw throughput", ratio(rec, raw), "x")
+    # The second shipped world: fifteen tasks over a larger world, canonical and variant worlds.
+    project = _load_solver("project_solver.py")
+    canonical = _episodes(lambda t: gym.make(f"silo/project-{t}"), project, sizes.episodes, PROJECT_TASKS)
+    variants = _episodes(lambda t: gym.make(f"silo/project-{t}", variants=True), project, sizes.episodes,
+                         PROJECT_TASKS)
+    table.add("project: episodes per second (gym.make)", canonical, "ep/s")
+    table.add("project: episodes per second (variants=True)", variants, "ep/s")
+    table.add("project: variant / canonical throughput", ratio(variants, canonical), "x")
     return table
 
 

@@ -34,7 +34,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return wheels[0]
 
 
-def test_wheel_contains_the_demo_environment_and_templates(wheel: Path) -> None:
+def test_wheel_contains_the_shipped_environments_and_templates(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in (
         "silo_gym/environments/demo/silo.environment.json",
@@ -43,6 +43,14 @@ def test_wheel_contains_the_demo_environment_and_templates(wheel: Path) -> None:
         "silo_gym/environments/demo/tasks/TASK-006.json",
         "silo_gym/environments/demo/tools/__init__.py",
         "silo_gym/environments/demo/verifiers/__init__.py",
+        "silo_gym/environments/project/silo.environment.json",
+        "silo_gym/environments/project/__init__.py",
+        "silo_gym/environments/project/generator.py",
+        "silo_gym/environments/project/variants.py",
+        "silo_gym/environments/project/data/workItems.json",
+        "silo_gym/environments/project/tasks/TASK-015.json",
+        "silo_gym/environments/project/tools/time.py",
+        "silo_gym/environments/project/verifiers/ver_015.py",
         "silo_gym/templates/blank/__init__.py",
         "silo_gym/templates/blank/tasks/.gitkeep",
         "silo_gym/py.typed",
@@ -71,12 +79,16 @@ def test_installed_wheel_makes_demo_envs_from_any_directory(wheel: Path, tmp_pat
         "amount = json.loads(obs)['output']['weightedAmount']['amount']\n"
         "obs, reward, terminated, truncated, info = env.step({'answer': f'${amount}'})\n"
         "print(reward, info['passed'], env.unwrapped.silo_env.path)\n"
+        "project = gym.make('silo/project-TASK-014', variants=True)\n"
+        "obs, info = project.reset(options={'variant': 7})\n"
+        "print(info['variant'], 'Backlog state right now' in obs)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(target), "SILO_GYM_PATH": ""}
     run = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True,
                          env=env, timeout=300)
     assert run.returncode == 0, run.stderr
-    first, second = run.stdout.strip().splitlines()
+    first, second, third = run.stdout.strip().splitlines()
+    assert third == "7 True"
     assert first.startswith(str(target)), first
     reward, passed, path = second.split(" ", 2)
     assert (reward, passed) == ("1.0", "True")

@@ -92,18 +92,40 @@ def test_init_crm(project: Path, cli) -> None:
     assert report.counts == {"data": 9, "tasks": 6, "tools": 42, "verifiers": 6}
 
 
+def test_init_project(project: Path, cli) -> None:
+    code, out, _ = cli("init", "tracker", "--template", "project")
+    assert (code, out) == (0, 'Created environment "tracker" from Project tracking at .silo/environments/tracker\n')
+    env_dir = project / ".silo/environments/tracker"
+    shipped = shipped_environments_dir() / "project"
+    copied = sorted(p.relative_to(env_dir).as_posix() for p in env_dir.rglob("*") if p.is_file())
+    original = sorted(
+        p.relative_to(shipped).as_posix() for p in shipped.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+    assert copied == original and "variants.py" in copied
+    assert json.loads((env_dir / "silo.environment.json").read_text()) == {
+        "name": "tracker", "template": "project", "templateVersion": "0.3.0", "entrypoint": "./__init__.py",
+        "tools": [],
+    }
+    report = validate("tracker", cwd=project)
+    assert report.findings == []
+    assert report.counts == {"data": 9, "tasks": 15, "tools": 54, "verifiers": 15}
+    # the copy is an ordinary project environment: editable, and its tasks run
+    assert resolve_environment("tracker", project).shipped is False
+
+
 def test_init_errors(project: Path, cli) -> None:
     cli("init", "shop")
     before = snapshot(project)
     assert cli("init", "SHOP") == (1, "", 'error: Environment "SHOP" already exists (as "shop").\n')
-    assert cli("init", "x", "--template", "erp") == (1, "", 'error: Unknown template "erp". Available: blank, crm.\n')
+    assert cli("init", "x", "--template", "erp") == (1, "", 'error: Unknown template "erp". Available: blank, crm, project.\n')
     assert cli("init") == (1, "", "error: Missing <name>.\n")
     assert cli("init", "") == (1, "", "error: Missing <name>.\n")
     assert snapshot(project) == before
     e = err(init_environment, "Shop", cwd=project)
     assert (e.code, e.details) == ("environment_already_exists", {"environment": "Shop", "existing": "shop"})
     e = err(init_environment, "x", "erp", cwd=project)
-    assert (e.code, e.details) == ("template_not_found", {"template": "erp", "available": ["blank", "crm"]})
+    assert (e.code, e.details) == ("template_not_found", {"template": "erp", "available": ["blank", "crm", "project"]})
 
 
 def test_init_checks_the_project_environments_only(project: Path) -> None:

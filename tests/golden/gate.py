@@ -1,23 +1,25 @@
-"""The demo environment's regression gates (silo-format §1.2 invariant 7: regression oracles).
+"""The shipped environments' regression gates (silo-format §1.2 invariant 7: regression oracles).
 
 ``result.json`` and ``state-diff.json`` hold no timestamps, run ids or durations, so the same
 agent behaviour on the same environment gives byte-identical files in any process, on any day.
-The golden copies under ``tests/golden/demo/`` pin those bytes for:
+The golden copies under ``tests/golden/<world>/`` (``demo``: the CRM, demo-crm.md; ``project``: the
+project-tracking world, project-world.md) pin those bytes for:
 
-- ``solver/<TASK>/``: the reference solver (``examples/agents/crm_solver.py``) on each demo task;
-- ``do-nothing/<TASK>/``: an agent that answers ``""`` at once, on each demo task;
-- ``tool-path/``: a scripted call sequence on TASK-003 through every tool-call outcome (read,
+- ``solver/<TASK>/``: the world's reference solver (``examples/agents/crm_solver.py``,
+  ``examples/agents/project_solver.py``) on each task;
+- ``do-nothing/<TASK>/``: an agent that answers ``""`` at once, on each task;
+- ``tool-path/``: a scripted call sequence on one task through every tool-call outcome (read,
   write, read back, an undeclared argument, a missing required argument, an unknown tool, an
-  invalid action shape), then an answer. Besides the two files it pins the trace's
-  ``tool_call``/``tool_result`` events with ``at`` and ``durationMs`` removed
-  (``tool-events.jsonl``, one compact JSON object per line).
+  invalid action shape; the project path also a refused call), then an answer. Besides the two
+  files it pins the trace's ``tool_call``/``tool_result`` events with ``at`` and ``durationMs``
+  removed (``tool-events.jsonl``, one compact JSON object per line).
 
 One gate is a :class:`Gate`. :func:`check_against_golden` runs it on an env made by any factory
-(``gym.make`` of the shipped demo, a drifted copy, ...) and returns the mismatches, so the
+(``gym.make`` of the shipped world, a drifted copy, ...) and returns the mismatches, so the
 positive tests and the drift tests run the same code. :func:`check_runner_against_golden` does
 the same through ``silo_gym.run_task`` with the Silo-style agent form.
 
-Re-record with ``python tests/golden/record_golden.py`` (see its docstring).
+Re-record with ``python tests/golden/record_golden.py [demo|project ...]`` (see its docstring).
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ GOLDEN_DIR = Path(__file__).resolve().parent
 REPO_ROOT = GOLDEN_DIR.parents[1]
 DEMO_DIR = REPO_ROOT / "environments" / "demo"
 SOLVER_PATH = REPO_ROOT / "examples" / "agents" / "crm_solver.py"
+PROJECT_DIR = REPO_ROOT / "environments" / "project"
+PROJECT_SOLVER_PATH = REPO_ROOT / "examples" / "agents" / "project_solver.py"
 
 TASK_IDS = tuple(f"TASK-00{n}" for n in range(1, 7))
+PROJECT_TASK_IDS = tuple(f"TASK-{n:03d}" for n in range(1, 16))
 EPISODE_FILES = ("result.json", "state-diff.json")
 TOOL_EVENTS_FILE = "tool-events.jsonl"
 
@@ -54,11 +59,11 @@ EnvFactory = Callable[[str], gym.Env[Any, Any]]
 # ---------------------------------------------------------------------------------------------
 
 
-def load_solver() -> Any:
-    """The reference solver module, loaded once per process from its file."""
-    name = "_crm_solver_for_golden_gates"
+def load_solver(environment: str = "demo") -> Any:
+    """A world's reference solver module, loaded once per process from its file."""
+    name = f"_{environment}_solver_for_golden_gates"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SOLVER_PATH)
+        spec = importlib.util.spec_from_file_location(name, WORLDS[environment].solver_path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -97,6 +102,60 @@ TOOL_PATH_ACTIONS: tuple[dict[str, Any], ...] = (
 )
 
 
+#: Project TASK-006 driven through every kind of tool-call outcome; the last action is the answer.
+PROJECT_TOOL_PATH_TASK = "TASK-006"
+PROJECT_TOOL_PATH_ACTIONS: tuple[dict[str, Any], ...] = (
+    # 1. read
+    {"tool": "get_sprint", "input": {"sprintId": "SPR-003"}},
+    # 2. write
+    {"tool": "move_work_item_to_sprint",
+     "input": {"workItemId": "WI-008", "sprintId": "SPR-003", "actorMemberId": "MEM-001"}},
+    # 3. read back
+    {"tool": "get_sprint", "input": {"sprintId": "SPR-003"}},
+    # 4. write (creates CMT-004)
+    {"tool": "add_comment",
+     "input": {"workItemId": "WI-008", "body": "Pulled into the next sprint.", "actorMemberId": "MEM-001"}},
+    # 5. read back
+    {"tool": "list_comments", "input": {"workItemId": "WI-008"}},
+    # 6. an undeclared argument
+    {"tool": "get_sprint", "input": {"sprintId": "SPR-003", "verbose": True}},
+    # 7. a required argument left out
+    {"tool": "move_work_item_to_sprint", "input": {"workItemId": "WI-009", "actorMemberId": "MEM-001"}},
+    # 8. an unknown tool
+    {"tool": "plan_sprint", "input": {"sprintId": "SPR-003"}},
+    # 9. an invalid action shape ("input" is not an object)
+    {"tool": "get_sprint", "input": "SPR-003"},
+    # 10. a tool call with no input at all (valid: the input defaults to {})
+    {"tool": "get_current_date"},
+    # 11. a call the tool refuses (a dependency is unfinished), with details
+    {"tool": "set_work_item_status",
+     "input": {"workItemId": "WI-004", "status": "WFS-006", "actorMemberId": "MEM-001"}},
+    # 12. write
+    {"tool": "move_work_item_to_sprint",
+     "input": {"workItemId": "WI-009", "sprintId": "SPR-003", "actorMemberId": "MEM-001"}},
+    {"answer": "WI-008 and WI-009 are now in SPR-003."},
+)
+
+
+@dataclass(frozen=True)
+class World:
+    """A shipped environment under golden gates: its solver, tasks and tool path."""
+
+    name: str
+    env_dir: Path
+    solver_path: Path
+    task_ids: tuple[str, ...]
+    tool_path_task: str
+    tool_path_actions: tuple[dict[str, Any], ...]
+
+
+WORLDS: dict[str, World] = {
+    "demo": World("demo", DEMO_DIR, SOLVER_PATH, TASK_IDS, TOOL_PATH_TASK, TOOL_PATH_ACTIONS),
+    "project": World("project", PROJECT_DIR, PROJECT_SOLVER_PATH, PROJECT_TASK_IDS, PROJECT_TOOL_PATH_TASK,
+                     PROJECT_TOOL_PATH_ACTIONS),
+}
+
+
 class _ScriptPolicy:
     """Gymnasium policy replaying a fixed list of actions, whatever it observes."""
 
@@ -131,25 +190,25 @@ def _do_nothing_agent(task: str, tools: list[dict[str, Any]], call_tool: Callabl
     return {"output": ""}
 
 
-def gym_policy(agent: str) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
-    """A fresh Gymnasium policy ``policy(observation, info) -> action`` for ``agent``."""
+def gym_policy(agent: str, environment: str = "demo") -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
+    """A fresh Gymnasium policy ``policy(observation, info) -> action`` for ``agent`` on a world."""
     if agent == "solver":
-        return load_solver().make_policy()
+        return load_solver(environment).make_policy()
     if agent == "do-nothing":
         return _ScriptPolicy(({"answer": ""},))
     if agent == "tool-path":
-        return _ScriptPolicy(TOOL_PATH_ACTIONS)
+        return _ScriptPolicy(WORLDS[environment].tool_path_actions)
     raise ValueError(f"unknown agent {agent!r}")
 
 
-def silo_agent(agent: str) -> Callable[..., dict[str, Any]]:
-    """The Silo-style agent ``agent(task, tools, call_tool, signal)`` for ``agent``."""
+def silo_agent(agent: str, environment: str = "demo") -> Callable[..., dict[str, Any]]:
+    """The Silo-style agent ``agent(task, tools, call_tool, signal)`` for ``agent`` on a world."""
     if agent == "solver":
-        return load_solver().agent
+        return load_solver(environment).agent
     if agent == "do-nothing":
         return _do_nothing_agent
     if agent == "tool-path":
-        return _script_agent(TOOL_PATH_ACTIONS)
+        return _script_agent(WORLDS[environment].tool_path_actions)
     raise ValueError(f"unknown agent {agent!r}")
 
 
@@ -164,13 +223,14 @@ class Gate:
 
     agent: str
     task_id: str
+    environment: str = "demo"
 
     @property
     def rel_dir(self) -> str:
         """The golden directory, relative to ``tests/golden``."""
         if self.agent == "tool-path":
-            return "demo/tool-path"
-        return f"demo/{self.agent}/{self.task_id}"
+            return f"{self.environment}/tool-path"
+        return f"{self.environment}/{self.agent}/{self.task_id}"
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -179,12 +239,23 @@ class Gate:
         return EPISODE_FILES
 
     def __str__(self) -> str:
-        return f"{self.agent}/{self.task_id}"
+        prefix = "" if self.environment == "demo" else f"{self.environment}/"
+        return f"{prefix}{self.agent}/{self.task_id}"
+
+
+def gates(environment: str) -> tuple[Gate, ...]:
+    """Every gate of a world: solver and do-nothing episodes on each task, then the tool path."""
+    world = WORLDS[environment]
+    episodes = tuple(Gate(agent, task_id, environment) for agent in ("solver", "do-nothing")
+                     for task_id in world.task_ids)
+    return (*episodes, Gate("tool-path", world.tool_path_task, environment))
 
 
 EPISODE_GATES = tuple(Gate(agent, task_id) for agent in ("solver", "do-nothing") for task_id in TASK_IDS)
 TOOL_PATH_GATE = Gate("tool-path", TOOL_PATH_TASK)
 ALL_GATES = (*EPISODE_GATES, TOOL_PATH_GATE)
+PROJECT_GATES = gates("project")
+PROJECT_TOOL_PATH_GATE = PROJECT_GATES[-1]
 
 
 @dataclass(frozen=True)
@@ -247,7 +318,7 @@ def run_gym(env_factory: EnvFactory, gate: Gate, runs_dir: str | os.PathLike[str
     """Run ``gate``'s agent in its Gymnasium-policy form on ``RecordRun(env_factory(task_id))``."""
     env = RecordRun(env_factory(gate.task_id), runs_dir=runs_dir)
     try:
-        policy = gym_policy(gate.agent)
+        policy = gym_policy(gate.agent, gate.environment)
         observation, info = env.reset(seed=0)
         run_dir = info["run_dir"]
         while True:
@@ -262,7 +333,8 @@ def run_gym(env_factory: EnvFactory, gate: Gate, runs_dir: str | os.PathLike[str
 def run_runner(environment: str, gate: Gate, runs_dir: str | os.PathLike[str],
                cwd: str | os.PathLike[str] | None = None) -> dict[str, bytes]:
     """Run ``gate``'s agent in its Silo-agent form through ``silo_gym.run_task``."""
-    result = silo_gym.run_task(environment, gate.task_id, silo_agent(gate.agent), cwd=cwd, runs_dir=runs_dir)
+    result = silo_gym.run_task(environment, gate.task_id, silo_agent(gate.agent, gate.environment), cwd=cwd,
+                               runs_dir=runs_dir)
     return artifact_bytes(gate, result.run_dir)
 
 
@@ -305,6 +377,20 @@ def demo_factory(task_id: str) -> gym.Env[Any, Any]:
     return gym.make(f"silo/demo-{task_id}")
 
 
+def project_factory(task_id: str) -> gym.Env[Any, Any]:
+    """``gym.make("silo/project-<task>")``: the shipped project world as registered."""
+    return gym.make(f"silo/project-{task_id}")
+
+
+FACTORIES: dict[str, EnvFactory] = {"demo": demo_factory, "project": project_factory}
+
+
 def registered_demo_dir() -> Path:
     """The directory ``silo/demo-*`` ids point at (the gates assume the repository's demo)."""
-    return Path(gym.spec(f"silo/demo-{TASK_IDS[0]}").kwargs["path"])
+    return registered_dir("demo")
+
+
+def registered_dir(environment: str) -> Path:
+    """The directory ``silo/<environment>-*`` ids point at (the gates assume the repository's)."""
+    world = WORLDS[environment]
+    return Path(gym.spec(f"silo/{environment}-{world.task_ids[0]}").kwargs["path"])

@@ -1,0 +1,294 @@
+"""Lookups and guards (project-world.md §6.4), audit (§6.5) and output projections (§6.7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo_gym import ToolError
+
+from ..state import (
+    State,
+    days_between,
+    days_in_status,
+    is_done,
+    is_overdue,
+    load_for,
+    members_for_team,
+    record_audit,
+    scope_for_sprint,
+    unresolved_dependencies,
+    velocity_for_sprint,
+    work_items_for_project,
+    work_items_for_sprint,
+)
+from .contract import read_string
+
+__all__ = [
+    "actor",
+    "assert_assignable",
+    "assert_dependencies_resolved",
+    "assert_within_capacity",
+    "audit",
+    "comment_with_author",
+    "ids_text",
+    "member_summary",
+    "name_of",
+    "project_summary",
+    "require_member",
+    "require_project",
+    "require_sprint",
+    "require_team",
+    "require_time_log",
+    "require_work_item",
+    "require_workflow_state",
+    "sprint_summary",
+    "team_summary",
+    "time_log_summary",
+    "work_item_summary",
+    "workflow_state_summary",
+]
+
+Record = dict[str, Any]
+
+# ---------------------------------------------------------------------------------------------
+# Lookups
+
+
+def _require(state: State, collection: str, label: str, record_id: str) -> Record:
+    record = state[collection].get(record_id)
+    if record is None:
+        raise ToolError("not_found", f'{label} "{record_id}" was not found.')
+    return record
+
+
+def require_member(state: State, member_id: str) -> Record:
+    return _require(state, "members", "Member", member_id)
+
+
+def require_team(state: State, team_id: str) -> Record:
+    return _require(state, "teams", "Team", team_id)
+
+
+def require_project(state: State, project_id: str) -> Record:
+    return _require(state, "projects", "Project", project_id)
+
+
+def require_work_item(state: State, work_item_id: str) -> Record:
+    return _require(state, "workItems", "Work item", work_item_id)
+
+
+def require_sprint(state: State, sprint_id: str) -> Record:
+    return _require(state, "sprints", "Sprint", sprint_id)
+
+
+def require_workflow_state(state: State, state_id: str) -> Record:
+    return _require(state, "workflowStates", "Workflow state", state_id)
+
+
+def require_time_log(state: State, time_log_id: str) -> Record:
+    return _require(state, "timeLogs", "Time log", time_log_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# Guards
+
+
+def actor(state: State, args: dict[str, Any]) -> Record:
+    """Read ``actorMemberId``; the member must exist and be active."""
+    member = require_member(state, read_string(args, "actorMemberId"))
+    if not member["active"]:
+        raise ToolError(
+            "not_allowed", f'Member "{member["id"]}" ({member["name"]}) is deactivated and cannot act.'
+        )
+    return member
+
+
+def assert_assignable(state: State, member_id: str) -> Record:
+    """The member must exist and be active to be given work (or lead a team or project)."""
+    member = require_member(state, member_id)
+    if not member["active"]:
+        raise ToolError(
+            "not_allowed",
+            f'Member "{member["id"]}" ({member["name"]}) is deactivated and cannot be assigned work.',
+        )
+    return member
+
+
+def assert_within_capacity(state: State, member: Record, extra: int) -> None:
+    """Refuse work that would push the member's open load past their weekly capacity."""
+    load = load_for(state, member["id"])
+    capacity = member["weeklyCapacityPoints"]
+    if load + extra > capacity:
+        raise ToolError(
+            "not_allowed",
+            f"{member['name']} ({member['id']}) is committed to {load} of {capacity} points; adding "
+            f"{extra} more would over-commit them by {load + extra - capacity}.",
+            {
+                "memberId": member["id"],
+                "currentLoad": load,
+                "weeklyCapacityPoints": capacity,
+                "additionalPoints": extra,
+            },
+        )
+
+
+def ids_text(ids: list[str]) -> str:
+    """Ids joined by ``", "``."""
+    return ", ".join(ids)
+
+
+def assert_dependencies_resolved(state: State, item: Record) -> None:
+    """Refuse to finish an item while something it depends on is not done."""
+    unresolved = [dep["id"] for dep in unresolved_dependencies(state, item)]
+    if unresolved:
+        verb = "is" if len(unresolved) == 1 else "are"
+        raise ToolError(
+            "not_allowed",
+            f"{item['id']} depends on {ids_text(unresolved)}, which {verb} not done yet.",
+            {"workItemId": item["id"], "unresolved": unresolved},
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Audit
+
+
+def audit(state: State, acting: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
+    """Write the tool's single audit entry (its last state change)."""
+    record_audit(state, acting["id"], action, entity_type, entity_id, detail)
+
+
+# ---------------------------------------------------------------------------------------------
+# Projections
+
+
+def name_of(state: State, collection: str, record_id: str | None, field: str = "name") -> Any:
+    """``state[collection][record_id][field]``, or ``None`` when the id is null or dangles."""
+    if record_id is None:
+        return None
+    record = state[collection].get(record_id)
+    return None if record is None else record[field]
+
+
+def member_summary(state: State, member: Record) -> Record:
+    load = load_for(state, member["id"])
+    capacity = member["weeklyCapacityPoints"]
+    return {
+        "id": member["id"],
+        "name": member["name"],
+        "email": member["email"],
+        "role": member["role"],
+        "teamId": member["teamId"],
+        "teamName": name_of(state, "teams", member["teamId"]),
+        "weeklyCapacityPoints": capacity,
+        "assignedPoints": load,
+        "remainingCapacityPoints": capacity - load,
+        "overCapacity": load > capacity,
+        "active": member["active"],
+    }
+
+
+def team_summary(state: State, team: Record) -> Record:
+    return {
+        "id": team["id"],
+        "name": team["name"],
+        "leadId": team["leadId"],
+        "leadName": name_of(state, "members", team["leadId"]),
+        "memberCount": len(members_for_team(state, team["id"])),
+    }
+
+
+def project_summary(state: State, project: Record) -> Record:
+    items = work_items_for_project(state, project["id"])
+    open_items = [i for i in items if not is_done(state, i)]
+    return {
+        "id": project["id"],
+        "name": project["name"],
+        "key": project["key"],
+        "status": project["status"],
+        "leadId": project["leadId"],
+        "leadName": name_of(state, "members", project["leadId"]),
+        "startDate": project["startDate"],
+        "targetDate": project["targetDate"],
+        "workItemCount": len(items),
+        "openWorkItemCount": len(open_items),
+        "openPoints": sum(i["estimatePoints"] for i in open_items),
+    }
+
+
+def sprint_summary(state: State, sprint: Record) -> Record:
+    sprint_id = sprint["id"]
+    items = work_items_for_sprint(state, sprint_id)
+    return {
+        "id": sprint_id,
+        "name": sprint["name"],
+        "projectId": sprint["projectId"],
+        "projectName": name_of(state, "projects", sprint["projectId"]),
+        "startDate": sprint["startDate"],
+        "endDate": sprint["endDate"],
+        "status": sprint["status"],
+        "workItemCount": len(items),
+        "completedWorkItemCount": sum(1 for i in items if is_done(state, i)),
+        "scopePoints": scope_for_sprint(state, sprint_id),
+        "completedPoints": velocity_for_sprint(state, sprint_id),
+        "daysRemaining": days_between(state["now"], sprint["endDate"]),
+    }
+
+
+def work_item_summary(state: State, item: Record) -> Record:
+    unresolved = [dep["id"] for dep in unresolved_dependencies(state, item)]
+    return {
+        "id": item["id"],
+        "title": item["title"],
+        "type": item["type"],
+        "status": item["status"],
+        "statusName": name_of(state, "workflowStates", item["status"]),
+        "done": is_done(state, item),
+        "priority": item["priority"],
+        "assigneeId": item["assigneeId"],
+        "assigneeName": name_of(state, "members", item["assigneeId"]),
+        "projectId": item["projectId"],
+        "projectKey": name_of(state, "projects", item["projectId"], "key"),
+        "sprintId": item["sprintId"],
+        "sprintName": name_of(state, "sprints", item["sprintId"]),
+        "estimatePoints": item["estimatePoints"],
+        "createdDate": item["createdDate"],
+        "statusEnteredDate": item["statusEnteredDate"],
+        "daysInStatus": days_in_status(state, item),
+        "dueDate": item["dueDate"],
+        "overdue": is_overdue(state, item),
+        "parentId": item["parentId"],
+        "dependsOn": list(item["dependsOn"]),
+        "blocked": bool(unresolved),
+        "unresolvedDependencies": unresolved,
+        "commentCount": len(item["comments"]),
+    }
+
+
+def workflow_state_summary(wfs: Record) -> Record:
+    return {
+        "id": wfs["id"],
+        "name": wfs["name"],
+        "order": wfs["order"],
+        "isDone": wfs["isDone"],
+        "isBlockedState": wfs["isBlockedState"],
+    }
+
+
+def time_log_summary(state: State, log: Record) -> Record:
+    return {
+        "id": log["id"],
+        "workItemId": log["workItemId"],
+        "workItemTitle": name_of(state, "workItems", log["workItemId"], "title"),
+        "memberId": log["memberId"],
+        "memberName": name_of(state, "members", log["memberId"]),
+        "date": log["date"],
+        "hours": log["hours"],
+    }
+
+
+def comment_with_author(state: State, comment: Record) -> Record:
+    """The stored comment's four keys followed by ``authorName``."""
+    out = dict(comment)
+    out["authorName"] = name_of(state, "members", comment["authorId"])
+    return out

@@ -1,0 +1,381 @@
+"""Member and team tools (project-world.md §7, tools 2-12): who works here, their capacity and teams."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo_gym import ToolError, define_tool
+
+from ..state import State, is_done, load_for, members_for_team, next_id, work_items_for_assignee
+from .contract import (
+    actor_prop,
+    boolean_prop,
+    enum_prop,
+    integer_prop,
+    paginate,
+    paging_props,
+    read_boolean,
+    read_enum,
+    read_number,
+    read_optional_enum,
+    read_optional_number,
+    read_optional_string,
+    read_string,
+    schema,
+    string_prop,
+)
+from .helpers import (
+    actor,
+    assert_assignable,
+    audit,
+    member_summary,
+    require_member,
+    require_team,
+    team_summary,
+    work_item_summary,
+)
+
+ROLES = ("engineer", "lead", "manager")
+
+Args = dict[str, Any]
+
+
+def _members_by_id(state: State) -> list[dict[str, Any]]:
+    return sorted(state["members"].values(), key=lambda m: m["id"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Members
+
+
+def _list_members(state: State, args: Args) -> Any:
+    role = read_optional_enum(args, "role", ROLES)
+    team_id = read_optional_string(args, "teamId")
+    active_only = read_boolean(args, "activeOnly")
+    over_only = read_boolean(args, "overCapacityOnly")
+    rows = [
+        member_summary(state, m)
+        for m in _members_by_id(state)
+        if (role is None or m["role"] == role)
+        and (team_id is None or m["teamId"] == team_id)
+        and (not active_only or m["active"])
+        and (not over_only or load_for(state, m["id"]) > m["weeklyCapacityPoints"])
+    ]
+    return paginate(rows, args)
+
+
+list_members = define_tool(
+    name="list_members",
+    description=(
+        "List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, "
+        "email, role, team, weeklyCapacityPoints, assignedPoints (estimate points of the unfinished "
+        "work items assigned to them), remainingCapacityPoints (capacity minus assigned; negative "
+        "when over-committed), overCapacity and active. Deactivated members have left: they cannot "
+        "act or take new work. Read-only."
+    ),
+    input_schema=schema(
+        {
+            "role": enum_prop(ROLES, "Only members with this role."),
+            "teamId": string_prop("Only members of this team id (for example TEAM-001)."),
+            "activeOnly": boolean_prop("When true, leave out deactivated members."),
+            "overCapacityOnly": boolean_prop(
+                "When true, only members whose assigned points exceed their weekly capacity."
+            ),
+            **paging_props(),
+        }
+    ),
+    run=_list_members,
+)
+
+
+def _search_members(state: State, args: Args) -> Any:
+    query = read_string(args, "query").lower()
+    rows = [
+        member_summary(state, m)
+        for m in _members_by_id(state)
+        if any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
+    ]
+    return paginate(rows, args)
+
+
+search_members = define_tool(
+    name="search_members",
+    description=(
+        "Find members whose id, name or email contains the query text (case-insensitive). Returns a "
+        "page of member entries, as list_members gives them, sorted by id. Read-only."
+    ),
+    input_schema=schema(
+        {"query": string_prop("Text to look for, for example part of a person's name."), **paging_props()},
+        required=["query"],
+    ),
+    run=_search_members,
+)
+
+
+def _get_member(state: State, args: Args) -> Any:
+    member = require_member(state, read_string(args, "memberId"))
+    items = work_items_for_assignee(state, member["id"])
+    out = member_summary(state, member)
+    out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
+    out["workItems"] = [work_item_summary(state, i) for i in items]
+    return out
+
+
+get_member = define_tool(
+    name="get_member",
+    description=(
+        "Get one member by id with their capacity figures, openWorkItemCount and every work item "
+        "assigned to them (finished or not), sorted by id. Read-only."
+    ),
+    input_schema=schema({"memberId": string_prop("The member's id, for example MEM-002.")}, required=["memberId"]),
+    run=_get_member,
+)
+
+
+def _create_member(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    team_id = read_optional_string(args, "teamId")
+    if team_id is not None:
+        require_team(state, team_id)
+    member_id = next_id(state, "MEM")
+    name = read_string(args, "name")
+    email = read_string(args, "email")
+    role = read_enum(args, "role", ROLES)
+    capacity = read_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    member = {
+        "id": member_id,
+        "name": name,
+        "email": email,
+        "role": role,
+        "teamId": team_id,
+        "weeklyCapacityPoints": capacity,
+        "active": True,
+    }
+    state["members"][member_id] = member
+    audit(state, acting, "create_member", "member", member_id, f"Added {name}.")
+    return {"created": member_summary(state, member)}
+
+
+create_member = define_tool(
+    name="create_member",
+    description=(
+        "Add a new, active member. Give their name, email, role and weekly capacity in estimate "
+        "points, and optionally the team they join (the team must exist). Returns the new member. "
+        "Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "name": string_prop("Full name, for example Jamie Rivera."),
+            "email": string_prop("E-mail address."),
+            "role": enum_prop(ROLES, "The member's role."),
+            "weeklyCapacityPoints": integer_prop(
+                "How many estimate points of work the member can carry at once.", minimum=0
+            ),
+            "teamId": string_prop("Team to join (for example TEAM-001); leave out for no team."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["name", "email", "role", "weeklyCapacityPoints", "actorMemberId"],
+    ),
+    run=_create_member,
+)
+
+
+def _update_member(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    member = require_member(state, read_string(args, "memberId"))
+    role = read_optional_enum(args, "role", ROLES)
+    team_id = read_optional_string(args, "teamId")
+    capacity = read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    if role is not None:
+        member["role"] = role
+    if capacity is not None:
+        member["weeklyCapacityPoints"] = capacity
+    if team_id is not None:
+        require_team(state, team_id)  # refused after the writes above (§6.6)
+        member["teamId"] = team_id
+    audit(state, acting, "update_member", "member", member["id"], f"Updated {member['name']}.")
+    return {"updated": member_summary(state, member)}
+
+
+update_member = define_tool(
+    name="update_member",
+    description=(
+        "Change a member's role, team or weekly capacity; leave out what should stay. Deactivated "
+        "members can be updated too. The team must exist, and it is checked only after the role and "
+        "capacity were written. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "memberId": string_prop("The member to change, for example MEM-002."),
+            "role": enum_prop(ROLES, "New role."),
+            "teamId": string_prop("New team id, for example TEAM-002."),
+            "weeklyCapacityPoints": integer_prop("New weekly capacity in estimate points.", minimum=0),
+            "actorMemberId": actor_prop(),
+        },
+        required=["memberId", "actorMemberId"],
+    ),
+    run=_update_member,
+)
+
+
+def _deactivate_member(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    member = require_member(state, read_string(args, "memberId"))
+    if not member["active"]:
+        raise ToolError("conflict", f"{member['id']} ({member['name']}) is already deactivated.")
+    member["active"] = False
+    open_ids = [i["id"] for i in work_items_for_assignee(state, member["id"]) if not is_done(state, i)]
+    audit(
+        state,
+        acting,
+        "deactivate_member",
+        "member",
+        member["id"],
+        f"Deactivated {member['name']} with {len(open_ids)} open item(s) still assigned.",
+    )
+    return {"updated": member_summary(state, member), "openWorkItemIds": open_ids}
+
+
+deactivate_member = define_tool(
+    name="deactivate_member",
+    description=(
+        "Mark a member as having left. Their unfinished work stays assigned to them (reassign it "
+        "separately); the result lists those work item ids. A member who is already deactivated is "
+        "refused. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {"memberId": string_prop("The member who left, for example MEM-002."), "actorMemberId": actor_prop()},
+        required=["memberId", "actorMemberId"],
+    ),
+    run=_deactivate_member,
+)
+
+
+def _reactivate_member(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    member = require_member(state, read_string(args, "memberId"))
+    if member["active"]:
+        raise ToolError("conflict", f"{member['id']} ({member['name']}) is already active.")
+    member["active"] = True
+    audit(state, acting, "reactivate_member", "member", member["id"], f"Reactivated {member['name']}.")
+    return {"updated": member_summary(state, member)}
+
+
+reactivate_member = define_tool(
+    name="reactivate_member",
+    description=(
+        "Bring a deactivated member back, so they can act and take work again. An active member is "
+        "refused. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {"memberId": string_prop("The member returning, for example MEM-002."), "actorMemberId": actor_prop()},
+        required=["memberId", "actorMemberId"],
+    ),
+    run=_reactivate_member,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Teams
+
+
+def _list_teams(state: State, args: Args) -> Any:
+    teams = sorted(state["teams"].values(), key=lambda t: t["id"])
+    return paginate([team_summary(state, t) for t in teams], args)
+
+
+list_teams = define_tool(
+    name="list_teams",
+    description=(
+        "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
+        "and memberCount (members of every status). Read-only."
+    ),
+    input_schema=schema({**paging_props()}),
+    run=_list_teams,
+)
+
+
+def _get_team(state: State, args: Args) -> Any:
+    team = require_team(state, read_string(args, "teamId"))
+    out = team_summary(state, team)
+    out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
+    return out
+
+
+get_team = define_tool(
+    name="get_team",
+    description=(
+        "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
+        "figures. Read-only."
+    ),
+    input_schema=schema({"teamId": string_prop("The team's id, for example TEAM-001.")}, required=["teamId"]),
+    run=_get_team,
+)
+
+
+def _create_team(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    lead_id = read_optional_string(args, "leadId")
+    if lead_id is not None:
+        assert_assignable(state, lead_id)
+    team_id = next_id(state, "TEAM")
+    name = read_string(args, "name")
+    team = {"id": team_id, "name": name, "leadId": lead_id}
+    state["teams"][team_id] = team
+    audit(state, acting, "create_team", "team", team_id, f"Created {name}.")
+    return {"created": team_summary(state, team)}
+
+
+create_team = define_tool(
+    name="create_team",
+    description=(
+        "Create a team with a name and, optionally, an active lead. The lead's own team is not "
+        "changed. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "name": string_prop("The team's name."),
+            "leadId": string_prop("An active member to lead it, for example MEM-001."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["name", "actorMemberId"],
+    ),
+    run=_create_team,
+)
+
+
+def _reassign_team_lead(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    team = require_team(state, read_string(args, "teamId"))
+    new_lead = assert_assignable(state, read_string(args, "newLeadId"))
+    if team["leadId"] == new_lead["id"]:
+        raise ToolError("conflict", f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
+    previous = team["leadId"]
+    team["leadId"] = new_lead["id"]
+    audit(
+        state,
+        acting,
+        "reassign_team_lead",
+        "team",
+        team["id"],
+        f"Lead changed from {previous if previous is not None else 'nobody'} to {new_lead['id']}.",
+    )
+    return {"updated": team_summary(state, team)}
+
+
+reassign_team_lead = define_tool(
+    name="reassign_team_lead",
+    description=(
+        "Make another active member the lead of a team. Naming the current lead is refused. "
+        "Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "teamId": string_prop("The team, for example TEAM-001."),
+            "newLeadId": string_prop("The active member who takes over, for example MEM-003."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["teamId", "newLeadId", "actorMemberId"],
+    ),
+    run=_reassign_team_lead,
+)

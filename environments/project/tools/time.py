@@ -1,0 +1,224 @@
+"""Time tools (project-world.md §7, tools 42-46): hours logged against work items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo_gym import ToolError, define_tool, format_number
+
+from ..state import (
+    State,
+    hours_on_work_item,
+    is_done,
+    next_id,
+    round1_plain,
+    time_logs_for_member,
+    time_logs_for_work_item,
+    total_hours_for,
+)
+from .contract import (
+    actor_prop,
+    date_prop,
+    number_prop,
+    paginate,
+    paging_props,
+    read_date,
+    read_number,
+    read_optional_date,
+    read_optional_string,
+    read_string,
+    schema,
+    string_prop,
+)
+from .helpers import actor, audit, name_of, require_member, require_work_item, time_log_summary
+
+MIN_HOURS = 0.1
+MAX_HOURS = 24
+
+Args = dict[str, Any]
+
+
+def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, float]]:
+    """``(key value, hours)`` per distinct ``log[key]``, sorted by that value; each sum is taken in
+    the logs' order and rounded to one decimal without epsilon (§7, tools 45-46)."""
+    sums: dict[str, float] = {}
+    for log in logs:
+        sums[log[key]] = sums.get(log[key], 0) + log["hours"]
+    return [(k, round1_plain(sums[k])) for k in sorted(sums)]
+
+
+def _log_time(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    member = require_member(state, read_string(args, "memberId"))
+    if is_done(state, item):
+        raise ToolError("not_allowed", f"{item['id']} is done; time cannot be logged against it.")
+    log_id = next_id(state, "TL")
+    day = read_optional_date(args, "date", state["now"])
+    hours = read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
+    log = {"id": log_id, "workItemId": item["id"], "memberId": member["id"], "date": day, "hours": hours}
+    state["timeLogs"][log_id] = log
+    audit(
+        state,
+        acting,
+        "log_time",
+        "time_log",
+        log_id,
+        f"{member['name']} logged {format_number(hours)}h on {item['id']}.",
+    )
+    return {"created": time_log_summary(state, log), "hoursOnWorkItem": hours_on_work_item(state, item["id"])}
+
+
+log_time = define_tool(
+    name="log_time",
+    description=(
+        "Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless "
+        "date is given). Time may be logged for a deactivated member. Returns the new log and the "
+        "item's total hours. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-005."),
+            "memberId": string_prop("Who did the work, for example MEM-003."),
+            "hours": number_prop("Hours spent.", minimum=MIN_HOURS, maximum=MAX_HOURS),
+            "date": date_prop("Day the work was done, YYYY-MM-DD; today when left out."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "memberId", "hours", "actorMemberId"],
+    ),
+    run=_log_time,
+)
+
+
+def _list_time_logs(state: State, args: Args) -> Any:
+    item_id = read_optional_string(args, "workItemId")
+    member_id = read_optional_string(args, "memberId")
+    start = read_optional_date(args, "from")
+    end = read_optional_date(args, "to")
+    if item_id is not None:
+        require_work_item(state, item_id)
+    if member_id is not None:
+        require_member(state, member_id)
+    logs = [
+        t
+        for t in sorted(state["timeLogs"].values(), key=lambda t: t["id"])
+        if (item_id is None or t["workItemId"] == item_id)
+        and (member_id is None or t["memberId"] == member_id)
+        and (start is None or t["date"] >= start)
+        and (end is None or t["date"] <= end)
+    ]
+    page = paginate([time_log_summary(state, t) for t in logs], args)
+    page["totalHours"] = total_hours_for(logs)
+    return page
+
+
+list_time_logs = define_tool(
+    name="list_time_logs",
+    description=(
+        "List time logs, sorted by id, one page at a time, filtered by work item, member and an "
+        "inclusive date range. totalHours adds up every log that matches the filters, not only the "
+        "ones on this page. Read-only."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("Only logs on this work item id."),
+            "memberId": string_prop("Only logs by this member id."),
+            "from": date_prop("Only logs on or after this day, YYYY-MM-DD."),
+            "to": date_prop("Only logs on or before this day, YYYY-MM-DD."),
+            **paging_props(),
+        }
+    ),
+    run=_list_time_logs,
+)
+
+
+def _update_time_log(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    log_id = read_string(args, "timeLogId")
+    log = state["timeLogs"].get(log_id)
+    if log is None:
+        raise ToolError("not_found", f'Time log "{log_id}" was not found.')
+    if args.get("hours") is not None:
+        log["hours"] = read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
+    if args.get("date") is not None:
+        log["date"] = read_date(args, "date")  # refused after the hours were written (§6.6)
+    audit(
+        state,
+        acting,
+        "update_time_log",
+        "time_log",
+        log["id"],
+        f"Corrected {log['id']} to {format_number(log['hours'])}h on {log['date']}.",
+    )
+    return {"updated": time_log_summary(state, log)}
+
+
+update_time_log = define_tool(
+    name="update_time_log",
+    description=(
+        "Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date "
+        "is refused after new hours were written. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "timeLogId": string_prop("The log to correct, for example TL-004."),
+            "hours": number_prop("Corrected hours.", minimum=MIN_HOURS, maximum=MAX_HOURS),
+            "date": date_prop("Corrected day, YYYY-MM-DD."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["timeLogId", "actorMemberId"],
+    ),
+    run=_update_time_log,
+)
+
+
+def _member_time_summary(state: State, args: Args) -> Any:
+    member = require_member(state, read_string(args, "memberId"))
+    logs = time_logs_for_member(state, member["id"])
+    return {
+        "memberId": member["id"],
+        "name": member["name"],
+        "totalHours": total_hours_for(logs),
+        "byWorkItem": [
+            {"workItemId": item_id, "title": name_of(state, "workItems", item_id, "title"), "hours": hours}
+            for item_id, hours in _grouped_hours(logs, "workItemId")
+        ],
+    }
+
+
+member_time_summary = define_tool(
+    name="member_time_summary",
+    description=(
+        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). "
+        "Read-only."
+    ),
+    input_schema=schema({"memberId": string_prop("The member, for example MEM-002.")}, required=["memberId"]),
+    run=_member_time_summary,
+)
+
+
+def _work_item_time_summary(state: State, args: Args) -> Any:
+    item = require_work_item(state, read_string(args, "workItemId"))
+    logs = time_logs_for_work_item(state, item["id"])
+    return {
+        "workItemId": item["id"],
+        "title": item["title"],
+        "totalHours": total_hours_for(logs),
+        "byMember": [
+            {"memberId": member_id, "name": name_of(state, "members", member_id), "hours": hours}
+            for member_id, hours in _grouped_hours(logs, "memberId")
+        ],
+    }
+
+
+work_item_time_summary = define_tool(
+    name="work_item_time_summary",
+    description=(
+        "Total hours logged on a work item, with a breakdown per member (sorted by member id). "
+        "Read-only."
+    ),
+    input_schema=schema(
+        {"workItemId": string_prop("The work item, for example WI-003.")}, required=["workItemId"]
+    ),
+    run=_work_item_time_summary,
+)

@@ -1,0 +1,682 @@
+"""Work item tools (project-world.md §7, tools 26-41): the workflow, the items, their owners,
+dependencies, comments, sprints and due dates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from silo_gym import ToolError, define_tool
+
+from ..state import (
+    State,
+    hours_on_work_item,
+    is_blocked,
+    is_done,
+    is_overdue,
+    next_id,
+    time_logs_for_work_item,
+    workflow_states_in_order,
+)
+from .contract import (
+    actor_prop,
+    boolean_prop,
+    date_prop,
+    enum_prop,
+    integer_prop,
+    paginate,
+    paging_props,
+    read_boolean,
+    read_date,
+    read_enum,
+    read_number,
+    read_optional_date,
+    read_optional_enum,
+    read_optional_number,
+    read_optional_string,
+    read_string,
+    schema,
+    state_id_prop,
+    string_prop,
+)
+from .helpers import (
+    actor,
+    assert_assignable,
+    assert_dependencies_resolved,
+    assert_within_capacity,
+    audit,
+    comment_with_author,
+    require_project,
+    require_sprint,
+    require_work_item,
+    require_workflow_state,
+    time_log_summary,
+    work_item_summary,
+    workflow_state_summary,
+)
+
+TYPES = ("epic", "story", "bug", "task")
+PRIORITIES = ("low", "medium", "high", "urgent")
+
+Args = dict[str, Any]
+
+
+def _items_by_id(state: State) -> list[dict[str, Any]]:
+    return sorted(state["workItems"].values(), key=lambda i: i["id"])
+
+
+def _updated(state: State, item: dict[str, Any]) -> dict[str, Any]:
+    return {"updated": work_item_summary(state, item)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def _list_workflow_states(state: State, args: Args) -> Any:
+    return {"results": [workflow_state_summary(s) for s in workflow_states_in_order(state)]}
+
+
+list_workflow_states = define_tool(
+    name="list_workflow_states",
+    description=(
+        "List the workflow states a work item moves through, in workflow order, each with its id, "
+        "name, order, isDone (a done state finishes the item) and isBlockedState (informational "
+        "only). Work items store the state's id in their status field. Read-only."
+    ),
+    input_schema=schema({}),
+    run=_list_workflow_states,
+)
+
+
+def _list_work_items(state: State, args: Args) -> Any:
+    project_id = read_optional_string(args, "projectId")
+    sprint_id = read_optional_string(args, "sprintId")
+    assignee_id = read_optional_string(args, "assigneeId")
+    unassigned = read_boolean(args, "unassigned")
+    status = read_optional_string(args, "status")
+    type_ = read_optional_enum(args, "type", TYPES)
+    priority = read_optional_enum(args, "priority", PRIORITIES)
+    open_only = read_boolean(args, "openOnly")
+    blocked_only = read_boolean(args, "blockedOnly")
+    overdue_only = read_boolean(args, "overdueOnly")
+    rows = [
+        work_item_summary(state, i)
+        for i in _items_by_id(state)
+        if (project_id is None or i["projectId"] == project_id)
+        and (sprint_id is None or i["sprintId"] == sprint_id)
+        and (assignee_id is None or i["assigneeId"] == assignee_id)
+        and (not unassigned or i["assigneeId"] is None)
+        and (status is None or i["status"] == status)
+        and (type_ is None or i["type"] == type_)
+        and (priority is None or i["priority"] == priority)
+        and (not open_only or not is_done(state, i))
+        and (not blocked_only or is_blocked(state, i))
+        and (not overdue_only or is_overdue(state, i))
+    ]
+    return paginate(rows, args)
+
+
+list_work_items = define_tool(
+    name="list_work_items",
+    description=(
+        "List work items, sorted by id, one page at a time; every filter given must hold (none of "
+        "the ids is checked for existence). Each entry gives title, type, status (a workflow state "
+        "id) and statusName, done, priority, assignee, project and its key, sprint, estimatePoints, "
+        "dates, daysInStatus, dueDate, overdue (not done and due before today), parentId, dependsOn, "
+        "blocked and unresolvedDependencies (dependencies that are not done yet) and commentCount. "
+        "Use total for counts; use a larger limit or offset to see more than one page. Read-only."
+    ),
+    input_schema=schema(
+        {
+            "projectId": string_prop("Only items of this project id."),
+            "sprintId": string_prop("Only items in this sprint id."),
+            "assigneeId": string_prop("Only items assigned to this member id."),
+            "unassigned": boolean_prop("When true, only items nobody is assigned to."),
+            "status": state_id_prop("Only items in this workflow state id (see list_workflow_states)."),
+            "type": enum_prop(TYPES, "Only items of this type."),
+            "priority": enum_prop(PRIORITIES, "Only items with this priority."),
+            "openOnly": boolean_prop("When true, only items that are not done."),
+            "blockedOnly": boolean_prop("When true, only items waiting on an unfinished dependency."),
+            "overdueOnly": boolean_prop("When true, only unfinished items whose due date has passed."),
+            **paging_props(),
+        }
+    ),
+    run=_list_work_items,
+)
+
+
+def _search_work_items(state: State, args: Args) -> Any:
+    query = read_string(args, "query").lower()
+    rows = [
+        work_item_summary(state, i)
+        for i in _items_by_id(state)
+        if query in i["id"].lower() or query in i["title"].lower()
+    ]
+    return paginate(rows, args)
+
+
+search_work_items = define_tool(
+    name="search_work_items",
+    description=(
+        "Find work items whose id or title contains the query text (case-insensitive). Returns a "
+        "page of work item entries, as list_work_items gives them, sorted by id. Read-only."
+    ),
+    input_schema=schema(
+        {"query": string_prop("Text to look for, for example words of a title."), **paging_props()},
+        required=["query"],
+    ),
+    run=_search_work_items,
+)
+
+
+def _get_work_item(state: State, args: Args) -> Any:
+    item = require_work_item(state, read_string(args, "workItemId"))
+    out = work_item_summary(state, item)
+    out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
+    out["children"] = sorted(i["id"] for i in state["workItems"].values() if i["parentId"] == item["id"])
+    out["hoursLogged"] = hours_on_work_item(state, item["id"])
+    out["timeLogs"] = [time_log_summary(state, t) for t in time_logs_for_work_item(state, item["id"])]
+    return out
+
+
+get_work_item = define_tool(
+    name="get_work_item",
+    description=(
+        "Get one work item by id with its full entry, its comments (oldest first, with author "
+        "names), the ids of its child items, hoursLogged and its time logs. Read-only."
+    ),
+    input_schema=schema(
+        {"workItemId": string_prop("The work item's id, for example WI-003.")}, required=["workItemId"]
+    ),
+    run=_get_work_item,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Creating and editing
+
+
+def _create_work_item(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    project = require_project(state, read_string(args, "projectId"))
+    if project["status"] == "completed":
+        raise ToolError("not_allowed", f"Project {project['id']} is completed; no new work can be added to it.")
+    status_id = read_optional_string(args, "status")
+    if status_id is not None:
+        start = require_workflow_state(state, status_id)
+    else:
+        ordered = workflow_states_in_order(state)
+        if not ordered:
+            raise ToolError("invalid_state", "The workflow has no states to start from.")
+        start = ordered[0]
+    estimate = read_number(args, "estimatePoints", integer=True, minimum=0)
+    assignee_id = read_optional_string(args, "assigneeId")
+    if assignee_id is not None:
+        assignee = assert_assignable(state, assignee_id)
+        if not start["isDone"]:
+            assert_within_capacity(state, assignee, estimate)
+    sprint_id = read_optional_string(args, "sprintId")
+    if sprint_id is not None:
+        sprint = require_sprint(state, sprint_id)
+        if sprint["projectId"] != project["id"]:
+            raise ToolError(
+                "invalid_input", f"Sprint {sprint['id']} belongs to {sprint['projectId']}, not to {project['id']}."
+            )
+    parent_id = read_optional_string(args, "parentId")
+    if parent_id is not None:
+        require_work_item(state, parent_id)
+    item_id = next_id(state, "WI")
+    title = read_string(args, "title")
+    type_ = read_enum(args, "type", TYPES)
+    priority = read_optional_enum(args, "priority", PRIORITIES)
+    if priority is None:
+        priority = "medium"
+    due = read_optional_date(args, "dueDate")
+    item = {
+        "id": item_id,
+        "title": title,
+        "type": type_,
+        "status": start["id"],
+        "priority": priority,
+        "assigneeId": assignee_id,
+        "projectId": project["id"],
+        "sprintId": sprint_id,
+        "estimatePoints": estimate,
+        "createdDate": state["now"],
+        "statusEnteredDate": state["now"],
+        "dueDate": due,
+        "parentId": parent_id,
+        "dependsOn": [],
+        "comments": [],
+    }
+    state["workItems"][item_id] = item
+    audit(state, acting, "create_work_item", "work_item", item_id, f"Created {title}.")
+    return {"created": work_item_summary(state, item)}
+
+
+create_work_item = define_tool(
+    name="create_work_item",
+    description=(
+        "Create a work item in a project that is not completed. It starts in the first workflow "
+        "state unless status names another. An assignee must be active and, unless the item starts "
+        "done, have room for its estimate within their weekly capacity; a sprint must belong to the "
+        "same project; a parent must exist. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "title": string_prop("Short title."),
+            "type": enum_prop(TYPES, "Kind of work."),
+            "projectId": string_prop("The project, for example PROJ-001."),
+            "estimatePoints": integer_prop("Estimate in points.", minimum=0),
+            "priority": enum_prop(PRIORITIES, "Priority; medium when left out.", default="medium"),
+            "assigneeId": string_prop("Active member to own it, for example MEM-002."),
+            "sprintId": string_prop("Sprint of the same project to put it in."),
+            "status": state_id_prop("Workflow state id to start in (see list_workflow_states)."),
+            "dueDate": date_prop("Due date, YYYY-MM-DD."),
+            "parentId": string_prop("Parent work item id, for example an epic."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["title", "type", "projectId", "estimatePoints", "actorMemberId"],
+    ),
+    run=_create_work_item,
+)
+
+
+def _update_work_item(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    title = read_optional_string(args, "title")
+    type_ = read_optional_enum(args, "type", TYPES)
+    priority = read_optional_enum(args, "priority", PRIORITIES)
+    estimate = read_optional_number(args, "estimatePoints", integer=True, minimum=0)
+    due = read_optional_date(args, "dueDate")
+    parent_id = read_optional_string(args, "parentId")
+    if title is not None:
+        item["title"] = title
+    if type_ is not None:
+        item["type"] = type_
+    if priority is not None:
+        item["priority"] = priority
+    if due is not None:
+        item["dueDate"] = due
+    if estimate is not None:
+        delta = estimate - item["estimatePoints"]
+        assignee = state["members"].get(item["assigneeId"]) if item["assigneeId"] is not None else None
+        if assignee is not None and not is_done(state, item) and delta > 0:
+            assert_within_capacity(state, assignee, delta)  # refused after the writes above (§6.6)
+        item["estimatePoints"] = estimate
+    if parent_id is not None:
+        if parent_id == item["id"]:
+            raise ToolError("invalid_input", "A work item cannot be its own parent.")
+        require_work_item(state, parent_id)
+        item["parentId"] = parent_id
+    audit(state, acting, "update_work_item", "work_item", item["id"], f"Updated {item['title']}.")
+    return _updated(state, item)
+
+
+update_work_item = define_tool(
+    name="update_work_item",
+    description=(
+        "Edit a work item's title, type, priority, estimate, due date or parent; leave out what should "
+        "stay. Status, assignee and sprint have their own tools. Raising the estimate of an assigned, "
+        "unfinished item must fit the assignee's capacity; that check runs after the title, type, "
+        "priority and due date were written. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-003."),
+            "title": string_prop("New title."),
+            "type": enum_prop(TYPES, "New type."),
+            "priority": enum_prop(PRIORITIES, "New priority."),
+            "estimatePoints": integer_prop("New estimate in points.", minimum=0),
+            "dueDate": date_prop("New due date, YYYY-MM-DD."),
+            "parentId": string_prop("New parent work item id."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "actorMemberId"],
+    ),
+    run=_update_work_item,
+)
+
+
+def _assign_work_item(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    if is_done(state, item):
+        raise ToolError("not_allowed", f"{item['id']} is done and no longer needs an assignee.")
+    assignee = assert_assignable(state, read_string(args, "assigneeId"))
+    if item["assigneeId"] == assignee["id"]:
+        raise ToolError("conflict", f"{item['id']} is already assigned to {assignee['id']}.")
+    assert_within_capacity(state, assignee, item["estimatePoints"])
+    previous = item["assigneeId"]
+    item["assigneeId"] = assignee["id"]
+    audit(
+        state,
+        acting,
+        "assign_work_item",
+        "work_item",
+        item["id"],
+        f"Assigned {item['id']} from {previous if previous is not None else 'nobody'} to {assignee['id']}.",
+    )
+    return _updated(state, item)
+
+
+assign_work_item = define_tool(
+    name="assign_work_item",
+    description=(
+        "Give an unfinished work item to an active member (replacing any current assignee). Refused "
+        "when the item is done, when it already belongs to that member, or when its estimate would "
+        "push the member past their weekly capacity. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-003."),
+            "assigneeId": string_prop("The active member who takes it, for example MEM-002."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "assigneeId", "actorMemberId"],
+    ),
+    run=_assign_work_item,
+)
+
+
+def _unassign_work_item(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    previous = item["assigneeId"]
+    if previous is None:
+        raise ToolError("conflict", f"{item['id']} has no assignee.")
+    item["assigneeId"] = None
+    audit(state, acting, "unassign_work_item", "work_item", item["id"], f"Unassigned {item['id']} from {previous}.")
+    return _updated(state, item)
+
+
+unassign_work_item = define_tool(
+    name="unassign_work_item",
+    description=(
+        "Remove the assignee from a work item (finished items too). Refused when nobody is assigned. "
+        "Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {"workItemId": string_prop("The work item, for example WI-003."), "actorMemberId": actor_prop()},
+        required=["workItemId", "actorMemberId"],
+    ),
+    run=_unassign_work_item,
+)
+
+
+def _set_work_item_status(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    target = require_workflow_state(state, read_string(args, "status"))
+    if item["status"] == target["id"]:
+        raise ToolError("conflict", f"{item['id']} is already in {target['name']}.")
+    if target["isDone"]:
+        assert_dependencies_resolved(state, item)
+    previous = item["status"]
+    item["status"] = target["id"]
+    item["statusEnteredDate"] = state["now"]
+    audit(
+        state,
+        acting,
+        "set_work_item_status",
+        "work_item",
+        item["id"],
+        f"Moved {item['id']} from {previous} to {target['id']}.",
+    )
+    return _updated(state, item)
+
+
+set_work_item_status = define_tool(
+    name="set_work_item_status",
+    description=(
+        "Move a work item to another workflow state, given by its id (see list_workflow_states); the "
+        "item's daysInStatus restarts today. Moving it into a done state is refused while any of its "
+        "dependencies is unfinished. Any other move is allowed, including reopening a done item. "
+        "Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-003."),
+            "status": state_id_prop("The workflow state id to move it to."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "status", "actorMemberId"],
+    ),
+    run=_set_work_item_status,
+)
+
+
+def _add_work_item_dependency(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    other = require_work_item(state, read_string(args, "dependsOnId"))
+    if other["id"] == item["id"]:
+        raise ToolError("invalid_input", "A work item cannot depend on itself.")
+    if other["id"] in item["dependsOn"]:
+        raise ToolError("conflict", f"{item['id']} already depends on {other['id']}.")
+    if item["id"] in other["dependsOn"]:
+        raise ToolError("not_allowed", f"{other['id']} already depends on {item['id']}; this would create a cycle.")
+    item["dependsOn"].append(other["id"])
+    audit(
+        state, acting, "add_work_item_dependency", "work_item", item["id"], f"{item['id']} now depends on {other['id']}."
+    )
+    return _updated(state, item)
+
+
+add_work_item_dependency = define_tool(
+    name="add_work_item_dependency",
+    description=(
+        "Record that a work item cannot be finished before another one: workItemId depends on "
+        "dependsOnId. Refused for the item itself, for a dependency already recorded, and when the "
+        "other item already depends on this one. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The item that waits, for example WI-004."),
+            "dependsOnId": string_prop("The item it waits for, for example WI-005."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "dependsOnId", "actorMemberId"],
+    ),
+    run=_add_work_item_dependency,
+)
+
+
+def _remove_work_item_dependency(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    other_id = read_string(args, "dependsOnId")
+    if other_id not in item["dependsOn"]:
+        raise ToolError("not_found", f"{item['id']} does not depend on {other_id}.")
+    item["dependsOn"].remove(other_id)
+    audit(
+        state,
+        acting,
+        "remove_work_item_dependency",
+        "work_item",
+        item["id"],
+        f"{item['id']} no longer depends on {other_id}.",
+    )
+    return _updated(state, item)
+
+
+remove_work_item_dependency = define_tool(
+    name="remove_work_item_dependency",
+    description=(
+        "Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such "
+        "dependency is recorded. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The item that waits, for example WI-004."),
+            "dependsOnId": string_prop("The item it should stop waiting for."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "dependsOnId", "actorMemberId"],
+    ),
+    run=_remove_work_item_dependency,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Comments
+
+
+def _add_comment(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    comment_id = next_id(state, "CMT")
+    body = read_string(args, "body")
+    comment = {"id": comment_id, "authorId": acting["id"], "body": body, "createdDate": state["now"]}
+    item["comments"].append(comment)
+    audit(state, acting, "add_comment", "work_item", item["id"], f"Commented on {item['id']}.")
+    return {"workItemId": item["id"], "created": dict(comment), "commentCount": len(item["comments"])}
+
+
+add_comment = define_tool(
+    name="add_comment",
+    description=(
+        "Add a comment to a work item (finished items too), written by the acting member and dated "
+        "today. Comments cannot be edited or deleted afterwards. Recorded in the audit log under "
+        "actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-006."),
+            "body": string_prop("The comment text."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "body", "actorMemberId"],
+    ),
+    run=_add_comment,
+)
+
+
+def _list_comments(state: State, args: Args) -> Any:
+    item = require_work_item(state, read_string(args, "workItemId"))
+    results = [comment_with_author(state, c) for c in item["comments"]]
+    return {"workItemId": item["id"], "count": len(results), "results": results}
+
+
+list_comments = define_tool(
+    name="list_comments",
+    description="List a work item's comments, oldest first, each with its author's name. Read-only.",
+    input_schema=schema(
+        {"workItemId": string_prop("The work item, for example WI-006.")}, required=["workItemId"]
+    ),
+    run=_list_comments,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sprints and due dates
+
+
+def _move_work_item_to_sprint(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    sprint = require_sprint(state, read_string(args, "sprintId"))
+    if sprint["projectId"] != item["projectId"]:
+        raise ToolError(
+            "invalid_input",
+            f"Sprint {sprint['id']} belongs to {sprint['projectId']}, but {item['id']} belongs to "
+            f"{item['projectId']}.",
+        )
+    if sprint["status"] == "completed":
+        raise ToolError("not_allowed", f"Sprint {sprint['id']} is completed and cannot take new work.")
+    previous = item["sprintId"]
+    item["sprintId"] = sprint["id"]
+    audit(
+        state,
+        acting,
+        "move_work_item_to_sprint",
+        "work_item",
+        item["id"],
+        f"Moved {item['id']} from {previous if previous is not None else 'the backlog'} to {sprint['id']}.",
+    )
+    return _updated(state, item)
+
+
+move_work_item_to_sprint = define_tool(
+    name="move_work_item_to_sprint",
+    description=(
+        "Put a work item into a sprint of its own project (taking it out of any other sprint). The "
+        "sprint must not be completed. Status, assignee and estimate are left as they are. Recorded "
+        "in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-008."),
+            "sprintId": string_prop("The planned or active sprint, for example SPR-003."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "sprintId", "actorMemberId"],
+    ),
+    run=_move_work_item_to_sprint,
+)
+
+
+def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    previous = item["sprintId"]
+    if previous is None:
+        raise ToolError("conflict", f"{item['id']} is not in a sprint.")
+    item["sprintId"] = None
+    audit(
+        state, acting, "remove_work_item_from_sprint", "work_item", item["id"], f"Removed {item['id']} from {previous}."
+    )
+    return _updated(state, item)
+
+
+remove_work_item_from_sprint = define_tool(
+    name="remove_work_item_from_sprint",
+    description=(
+        "Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. "
+        "Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {"workItemId": string_prop("The work item, for example WI-008."), "actorMemberId": actor_prop()},
+        required=["workItemId", "actorMemberId"],
+    ),
+    run=_remove_work_item_from_sprint,
+)
+
+
+def _set_work_item_due_date(state: State, args: Args) -> Any:
+    acting = actor(state, args)
+    item = require_work_item(state, read_string(args, "workItemId"))
+    if read_boolean(args, "clear"):
+        item["dueDate"] = None
+    else:
+        item["dueDate"] = read_date(args, "dueDate")
+    due = item["dueDate"]
+    audit(
+        state,
+        acting,
+        "set_work_item_due_date",
+        "work_item",
+        item["id"],
+        f"Due date for {item['id']} set to {due if due is not None else 'none'}.",
+    )
+    return _updated(state, item)
+
+
+set_work_item_due_date = define_tool(
+    name="set_work_item_due_date",
+    description=(
+        "Set a work item's due date, or remove it with clear: true. Without clear, dueDate is "
+        "required. Recorded in the audit log under actorMemberId."
+    ),
+    input_schema=schema(
+        {
+            "workItemId": string_prop("The work item, for example WI-011."),
+            "dueDate": date_prop("New due date, YYYY-MM-DD."),
+            "clear": boolean_prop("When true, remove the due date instead of setting one."),
+            "actorMemberId": actor_prop(),
+        },
+        required=["workItemId", "actorMemberId"],
+    ),
+    run=_set_work_item_due_date,
+)
