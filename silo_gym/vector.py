@@ -181,11 +181,74 @@ def _check_actions(actions: Any, num_envs: int) -> None:
 
 
 class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
-    """``SyncVectorEnv`` with exact info batching and ``task_id`` lists checked up front."""
+    """``SyncVectorEnv`` with exact info batching and ``task_id`` lists checked up front.
+
+    Under ``SAME_STEP`` its ``step`` gives exactly Gymnasium's results (observations, rewards,
+    flags, batched infos with masks, ``final_obs``/``final_info``) on a lean path: the sub-envs'
+    infos are batched key by key in one pass when every sub-env returned the same keys with values
+    of one simple type (every step that ends no episode), instead of sub-env by sub-env.
+    """
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         _check_actions(actions, self.num_envs)
-        return super().step(actions)
+        if self.autoreset_mode != AutoresetMode.SAME_STEP:
+            return super().step(actions)
+        envs, rewards, terms, truncs = self.envs, self._rewards, self._terminations, self._truncations
+        observations = self._env_obs
+        infos_in: list[dict[str, Any]] = []
+        ended: list[int] = []
+        for i, env in enumerate(envs):
+            obs, rewards[i], terms[i], truncs[i], info = env.step(actions[i])
+            if terms[i] or truncs[i]:
+                ended.append(i)
+                infos_in.append({"final_obs": obs, "final_info": info})  # Gymnasium adds these first
+                obs, info = env.reset()
+            observations[i] = obs
+            infos_in.append(info)
+        infos = self._batch_same_keys(infos_in) if not ended else None
+        if infos is None:  # an episode ended, or keys or types differ: Gymnasium's order, exactly
+            infos = {}
+            k = 0
+            for i in range(self.num_envs):
+                if ended and i in ended:
+                    infos = self._add_info(infos, infos_in[k], i)
+                    k += 1
+                infos = self._add_info(infos, infos_in[k], i)
+                k += 1
+        self._observations = tuple(observations)  # str are immutable: a fresh tuple is a copy
+        self._autoreset_envs = np.logical_or(terms, truncs)
+        return self._observations, np.copy(rewards), np.copy(terms), np.copy(truncs), infos
+
+    def _batch_same_keys(self, infos: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The batched infos when every sub-env has the same keys, each holding one simple type
+        (``bool``, ``int`` in int64, ``float``, ``str``, ``None``) across sub-envs; else None."""
+        first = infos[0]
+        keys = first.keys()
+        for info in infos:
+            if info.keys() != keys:
+                return None
+        n = self.num_envs
+        out: dict[str, Any] = {}
+        for key in first:
+            values = [info[key] for info in infos]
+            kind = type(values[0])
+            for v in values:
+                if type(v) is not kind:
+                    return None
+            if kind is bool or kind is float:
+                array: Any = np.array(values, dtype=_DTYPES[kind])
+            elif kind is int:
+                if not all(-(2**63) <= v < 2**63 for v in values):
+                    return None
+                array = np.array(values, dtype=_DTYPES[int])
+            elif kind is str or values[0] is None:
+                array = np.empty(n, dtype=_OBJECT)
+                array[:] = values
+            else:
+                return None
+            out[key] = array
+            out[f"_{key}"] = np.ones(n, dtype=_DTYPES[bool])
+        return out
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:

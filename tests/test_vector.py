@@ -535,3 +535,46 @@ def test_spawned_workers_build_an_environment_registered_at_run_time(
         for key in [k for k in registry if k.startswith("silo/vecruntime")]:
             del registry[key]
         registration._registered.pop("vecruntime", None)
+
+
+def _same_batched(a: Any, b: Any) -> None:
+    """Two batched info trees are equal key for key, in the same order, with the same dtypes."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b)
+        for key in a:
+            _same_batched(a[key], b[key])
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+        for x, y in zip(a.tolist(), b.tolist()):
+            _same_batched(x, y)
+    else:
+        assert a == b and type(a) is type(b)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_lean_same_step_path_gives_gymnasiums_results(seed: int, tmp_path: Path) -> None:
+    """Our sync entry point batches steps that end no episode in one pass; every result, infos
+    included, equals stock Gymnasium's SAME_STEP on the same schedule."""
+    rng = np.random.default_rng(seed)
+    # (answers of one JSON type: stock Gymnasium casts mixed ones, which ours keeps exact)
+    choices: list[Any] = [T, A, {"tool": "nope"}, "not json", {"tool": "get_opportunity", "input": {"x": 1}},
+                          {"answer": "no idea"}]
+    ours = gym.make_vec("silo/demo-TASK-004", num_envs=3, record_runs_dir=tmp_path / "a")
+    stock = gym.make_vec("silo/demo-TASK-004", num_envs=3, vectorization_mode="sync",
+                         vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+                         wrappers=[functools.partial(RecordRun, runs_dir=tmp_path / "b")])
+    try:
+        ours.reset(seed=seed)
+        stock.reset(seed=seed)
+        for _ in range(25):
+            actions = [choices[int(k)] for k in rng.integers(len(choices), size=3)]
+            got, want = ours.step(list(actions)), stock.step(list(actions))
+            assert got[0] == tuple(want[0])
+            for x, y in zip(got[1:4], want[1:4]):
+                assert x.tolist() == y.tolist() and x.dtype == y.dtype
+            drop = ("run_id", "run_dir")
+            _same_batched(plain(got[4], frozenset(drop)), plain(want[4], frozenset(drop)))
+            assert list(got[4]) == list(want[4])
+    finally:
+        ours.close()
+        stock.close()
