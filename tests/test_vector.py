@@ -545,7 +545,7 @@ def _same_batched(a: Any, b: Any) -> None:
             _same_batched(a[key], b[key])
     elif isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
-        for x, y in zip(a.tolist(), b.tolist()):
+        for x, y in zip(a.tolist(), b.tolist(), strict=True):
             _same_batched(x, y)
     else:
         assert a == b and type(a) is type(b)
@@ -570,7 +570,7 @@ def test_the_lean_same_step_path_gives_gymnasiums_results(seed: int, tmp_path: P
             actions = [choices[int(k)] for k in rng.integers(len(choices), size=3)]
             got, want = ours.step(list(actions)), stock.step(list(actions))
             assert got[0] == tuple(want[0])
-            for x, y in zip(got[1:4], want[1:4]):
+            for x, y in zip(got[1:4], want[1:4], strict=True):
                 assert x.tolist() == y.tolist() and x.dtype == y.dtype
             drop = ("run_id", "run_dir")
             _same_batched(plain(got[4], frozenset(drop)), plain(want[4], frozenset(drop)))
