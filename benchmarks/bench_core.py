@@ -20,6 +20,7 @@ from silo_gym.tools import clone_output
 from silo_gym.wrappers import RecordRun
 
 from .common import Sizes, Table, interleaved, ratio, verdict
+from .worlds import World, world
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_LIMIT = 10**9
@@ -35,11 +36,12 @@ def _load_solver(file_name: str = "crm_solver.py") -> Any:
     return module
 
 
-def bench_step(sizes: Sizes) -> Table:
-    table = Table("step: SiloEnv.step vs the floor (tool.run + compiled schema check + output clone)")
-    env = SiloEnv("demo", "TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+def bench_step(sizes: Sizes, at: World | None = None) -> Table:
+    at = at or world(1)
+    table = Table(f"step: SiloEnv.step vs the floor (tool.run + compiled schema check + output clone) @ {at.label} ({at.name})")
+    env = at.env("TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
     env.reset(seed=0)
-    made = gym.make("silo/demo-TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+    made = gym.make(at.env_id("TASK-004"), max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
     made.reset(seed=0)
     assert env.episode is not None
     state = env.episode.state
@@ -94,13 +96,14 @@ def _reset_us(env: SiloEnv, loops: int, repeats: int) -> float:
     return statistics.median(samples)
 
 
-def bench_reset(sizes: Sizes) -> Table:
-    table = Table("reset: SiloEnv.reset vs the floor (the demo world from pre-serialised bytes)")
-    env = SiloEnv("demo", "TASK-001")
+def bench_reset(sizes: Sizes, at: World | None = None) -> Table:
+    at = at or world(1)
+    table = Table(f"reset: SiloEnv.reset vs the floor (the world from pre-serialised bytes) @ {at.label} ({at.name})")
+    env = at.env("TASK-001")
     seed_world = env.silo_env.module.create_state()
     seed_bytes = orjson.dumps(seed_world)
     data_dir = env.silo_env.path / "data"
-    loops = max(1, sizes.loops // 4)
+    loops = max(1, sizes.loops // 4 // at.factor)
     times = interleaved({
         "floor": lambda: orjson.loads(seed_bytes),
         "files": lambda: _read_world_from_files(data_dir),
@@ -108,7 +111,7 @@ def bench_reset(sizes: Sizes) -> Table:
     }, loops, sizes.repeats)
     times["reset"] = _reset_us(env, loops, sizes.repeats)
     table.add("floor (orjson.loads of the world)", times["floor"], "us")
-    table.add("SiloEnv.reset", times["reset"], "us", verdict(times["reset"], 200.0))
+    table.add("SiloEnv.reset", times["reset"], "us", verdict(times["reset"], 200.0) if at.factor == 1 else "")
     table.add("reset / floor", ratio(times["reset"], times["floor"]), "x", verdict(ratio(times["reset"], times["floor"]), 2.0))
     table.add("naive: re-read data files", times["files"], "us")
     table.add("naive: copy.deepcopy", times["deepcopy"], "us")
@@ -117,12 +120,13 @@ def bench_reset(sizes: Sizes) -> Table:
     return table
 
 
-def bench_record(sizes: Sizes) -> Table:
-    table = Table("recording: RecordRun step vs raw step")
+def bench_record(sizes: Sizes, at: World | None = None) -> Table:
+    at = at or world(1)
+    table = Table(f"recording: RecordRun step vs raw step @ {at.label} ({at.name})")
     with tempfile.TemporaryDirectory() as tmp:
-        raw = SiloEnv("demo", "TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+        raw = at.env("TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
         raw.reset(seed=0)
-        rec = RecordRun(SiloEnv("demo", "TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT), runs_dir=tmp)
+        rec = RecordRun(at.env("TASK-004", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT), runs_dir=tmp)
         rec.reset(seed=0)
         action = {"tool": TYPICAL[0], "input": TYPICAL[1]}
         times = interleaved({"raw": lambda: raw.step(action), "recorded": lambda: rec.step(action)},
@@ -160,15 +164,22 @@ def _episodes(env_of: Any, solver: Any, n: int, tasks: list[str] = DEMO_TASKS) -
     return n / elapsed
 
 
-def bench_episodes(sizes: Sizes) -> Table:
-    table = Table("whole episodes: each world's reference solver over its tasks (demo: six, project: fifteen)")
+def bench_episodes(sizes: Sizes, at: World | None = None) -> Table:
+    at = at or world(1)
+    what = "each world's reference solver over its tasks (demo: six, project: fifteen)" if at.factor == 1 \
+        else "the reference solver over the six demo tasks"
+    table = Table(f"whole episodes: {what} @ {at.label} ({at.name})")
     solver = _load_solver()
+    episodes = max(6, sizes.episodes // at.factor)
     with tempfile.TemporaryDirectory() as tmp:
-        raw = _episodes(lambda t: gym.make(f"silo/demo-{t}"), solver, sizes.episodes)
-        rec = _episodes(lambda t: RecordRun(gym.make(f"silo/demo-{t}"), runs_dir=tmp), solver, sizes.episodes)
+        raw = _episodes(lambda t: gym.make(at.env_id(t)), solver, episodes)
+        rec = _episodes(lambda t: RecordRun(gym.make(at.env_id(t)), runs_dir=tmp), solver, episodes)
     table.add("episodes per second (gym.make)", raw, "ep/s")
     table.add("episodes per second (recorded)", rec, "ep/s")
     table.add("recorded / raw throughput", ratio(rec, raw), "x")
+    table.add("episodes run (each way)", float(episodes), "")
+    if at.factor != 1:
+        return table  # the project world is not scaled
     # The second shipped world: fifteen tasks over a larger world, canonical and variant worlds.
     project = _load_solver("project_solver.py")
     canonical = _episodes(lambda t: gym.make(f"silo/project-{t}"), project, sizes.episodes, PROJECT_TASKS)

@@ -113,3 +113,56 @@ def ratio(a: float, b: float) -> float:
 def verdict(value: float, target: float, lower_is_better: bool = True) -> str:
     ok = value <= target if lower_is_better else value >= target
     return f"target {'<=' if lower_is_better else '>='} {target:g}: {'met' if ok else 'MISSED'}"
+
+
+@dataclass
+class ScaleTable:
+    """One benchmark's figures side by side at each world size, with the largest over the
+    smallest (``ratio``): the rows every per-size :class:`Table` has in common, as numbers."""
+
+    title: str
+    labels: list[str]
+    rows: list[tuple[str, str, list[float], float]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, title: str, tables: dict[str, Table]) -> ScaleTable:
+        labels = list(tables)
+        out = cls(title, labels)
+        first = tables[labels[0]]
+        for metric, value, unit, _ in first.rows:
+            values = [t.data.get(metric, {}).get("value") for t in tables.values()]
+            if isinstance(value, float | int) and all(isinstance(v, float | int) for v in values):
+                nums = [float(v) for v in values]  # type: ignore[arg-type]
+                out.rows.append((metric, unit, nums, ratio(nums[-1], nums[0])))
+        return out
+
+    def render(self) -> str:
+        def cell(v: float) -> str:
+            return f"{v:,.2f}" if abs(v) < 1000 else f"{v:,.0f}"
+
+        last, first = self.labels[-1], self.labels[0]
+        head = ["metric", *self.labels, "unit", f"{last}/{first}"]
+        body = [[m, *(cell(v) for v in vs), u, f"{r:.2f}x"] for m, u, vs, r in self.rows]
+        widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+        out = [f"== {self.title} =="]
+        for r in [head, *body]:
+            out.append("  " + "  ".join(c.ljust(w) if i in (0, len(head) - 2) else c.rjust(w)
+                                         for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip())
+        return "\n".join(out)
+
+    def write(self, name: str, out_dir: Path = RESULTS_DIR) -> Path:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / f"{name}-scales.json"
+        results = {m: {"unit": u, "values": dict(zip(self.labels, vs, strict=True)), "ratio": r}
+                   for m, u, vs, r in self.rows}
+        payload = {"title": self.title, "machine": machine(), "scales": self.labels, "results": results}
+        path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        return path
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (as ``uptime`` prints them), or ``"n/a"``."""
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
