@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .bench_core import bench_episodes, bench_record, bench_reset, bench_step
+from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .bench_variants import bench_variants
@@ -26,6 +26,7 @@ from .worlds import World, parse_scales, world
 SCALED: dict[str, Callable[[Sizes, World], Table]] = {
     "step": bench_step,
     "reset": bench_reset,
+    "end": bench_end,
     "record": bench_record,
     "episodes": bench_episodes,
     "vector": bench_vector,

@@ -192,3 +192,58 @@ def bench_episodes(sizes: Sizes, at: World | None = None) -> Table:
 
 
 __all__ = ["bench_episodes", "bench_record", "bench_reset", "bench_step", "silo_gym"]
+
+
+def _to_answer(env: SiloEnv, solver: Any, seed: int) -> Any:
+    """Play the reference solver up to (not including) its answer; returns the answer action."""
+    policy = solver.make_policy()
+    obs, info = env.reset(seed=seed)
+    while True:
+        action = policy(obs, info)
+        if "answer" in action:
+            return action
+        obs, _, _, _, info = env.step(action)
+
+
+def bench_end(sizes: Sizes, at: World | None = None) -> Table:
+    """The step that ends an episode against its floor (issue 14.2), per demo task.
+
+    Floor: one ``orjson.loads`` of the initial world's bytes (what the verifier compares against),
+    the verifier's own ``check``, one ``orjson.dumps`` of the final world, on the same episode.
+    The end: grading, the state diff and its exactness proof, the ``result.json`` dict.
+    """
+    from silo_gym.verifiers import VerifierContext
+
+    at = at or world(1)
+    table = Table(f"ending an episode: the answering step vs its floor @ {at.label} ({at.name})")
+    solver = _load_solver()
+    repeats = max(3, sizes.repeats * 3 // max(1, at.factor // 10 or 1))
+    worst = 0.0
+    for task in [f"TASK-00{i}" for i in range(1, 7)]:
+        env = at.env(task, max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+        ends, floors = [], []
+        for r in range(repeats):
+            answer = _to_answer(env, solver, r)
+            ep = env.episode
+            assert ep is not None
+            initial_bytes = orjson.dumps(ep._snapshot.restore())
+            context = VerifierContext(str(answer["answer"]), ep.task)
+            t0 = time.perf_counter()
+            initial = orjson.loads(initial_bytes)
+            ep.verifier.check(ep.state, initial, context)
+            orjson.dumps(ep.state)
+            floors.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            _, _, _, _, info = env.step(answer)
+            ends.append(time.perf_counter() - t0)
+            if not info["passed"]:
+                raise AssertionError(f"the solver failed {task} @ {at.label}: {info['result']}")
+        end, floor = statistics.median(ends) * 1e6, statistics.median(floors) * 1e6
+        worst = max(worst, end / floor)
+        changed = sum(len(e["added"]) + len(e["changed"]) + len(e["removed"])
+                      for e in info["state_diff"]["collections"].values())
+        table.add(f"{task} end ({changed} records changed)", end, "us")
+        table.add(f"{task} floor", floor, "us")
+        table.add(f"{task} end / floor", ratio(end, floor), "x", verdict(ratio(end, floor), 1.5))
+    table.add("worst end / floor", worst, "x", verdict(worst, 1.5))
+    return table

@@ -217,46 +217,99 @@ def _same_as_plain(plain: Any, value: Any) -> bool:
     return canonical(plain) == canonical(value)
 
 
-def _unchanged_key(plain: Any, value: Any, plain_bytes: bytes) -> bool:
-    """A top-level value known unchanged by the proof of :func:`_same_as_plain` (bytes first: one
-    ``orjson.dumps`` of the final world is the floor of ending an episode); ``False`` means
-    "maybe changed", left to the exact per-key rules."""
-    if type(plain) is not type(value) or _dumps_plain(value) != plain_bytes:
-        return False
+def _unchanged_key(plain: Any, value: Any, plain_bytes: bytes) -> tuple[bool, bytes | None]:
+    """Whether a top-level value is unchanged by the proof of :func:`_same_as_plain` (bytes first:
+    one ``orjson.dumps`` of the final world is the floor of ending an episode), and ``value``'s
+    orjson bytes when computed. ``False`` means "maybe changed", left to the exact per-key rules."""
+    if type(plain) is not type(value):
+        return False, None
+    value_bytes = _dumps_plain(value)
+    if value_bytes != plain_bytes:
+        return False, value_bytes
     try:
-        return bool(plain == value)
+        return bool(plain == value), value_bytes
     except RecursionError:
-        return False
+        return False, value_bytes
 
 
-def _collection_entry_plain(before: Any, after: Any, before_bytes: bytes | None = None) -> dict[str, list[Any]] | None:
+def _differing(before: list[Any], after: list[Any], lo: int, hi: int, out: list[int]) -> None:
+    """Indexes in ``[lo, hi)`` where ``before[i] != after[i]``, found by halving: equal halves are
+    settled by one C-level list comparison, so the cost is the records compared, not a Python step
+    per record."""
+    if before[lo:hi] == after[lo:hi]:
+        return
+    if hi - lo <= 8:
+        out.extend(i for i in range(lo, hi) if before[i] != after[i])
+        return
+    mid = (lo + hi) // 2
+    _differing(before, after, lo, mid, out)
+    _differing(before, after, mid, hi, out)
+
+
+def _without(items: list[Any], drop: list[int]) -> list[Any]:
+    """``items`` without the (sorted, few) indexes in ``drop``, by slices (C speed)."""
+    out: list[Any] = []
+    start = 0
+    for i in drop:
+        out += items[start:i]
+        start = i + 1
+    out += items[start:]
+    return out
+
+
+def _collection_entry_plain(before: Any, after: Any, before_bytes: bytes | None = None,
+                            after_bytes: bytes | None = None) -> dict[str, list[Any]] | None:
     """:func:`_collection_entry` for a plain ``before`` (see :func:`diff_plain_initial`).
 
-    Records equal in Python are proven canonical-equal in bulk (one ``orjson.dumps`` of each side's
-    list of them); only records that differ, or a batch whose bytes disagree, are settled one by
-    one, so the cost follows the collection's size at C speed and its changes at Python speed.
-    ``before_bytes`` (``before``'s orjson bytes) saves writing ``before`` again when every one of
-    its records is among the equal ones, in order (records were only added).
+    Records equal in Python are proven canonical-equal in bulk: ``after`` with its differing
+    records put back to their ``before`` form must write ``before_bytes`` (``before``'s orjson
+    bytes), or, with records added or removed, ``before`` with the differing records taken from
+    ``after`` must write ``after_bytes``; else one ``orjson.dumps`` of each side's list of them.
+    Only records that differ, or a batch whose bytes disagree, are settled one by one. The usual shapes (same keys in the same order, records added at the end) are handled
+    with list operations at C speed, so the cost follows the collection's size at C speed and its
+    changes at Python speed.
     """
     before_map = key_by_id(before) if isinstance(before, list) else before
     after_map = key_by_id(after) if isinstance(after, list) else after
-    added = [k for k in after_map if k not in before_map]
-    removed = [k for k in before_map if k not in after_map]
+    before_keys = list(before_map)
+    after_keys = list(after_map)
+    n = len(before_keys)
+    if after_keys[:n] == before_keys:  # same keys, same order, perhaps with new ones at the end
+        common, added, removed = before_keys, after_keys[n:], []
+        old = list(before_map.values())
+        new = list(after_map.values())[:n] if added else list(after_map.values())
+    else:
+        added = [k for k in after_keys if k not in before_map]
+        removed = [k for k in before_keys if k not in after_map]
+        common = [k for k in after_keys if k in before_map]
+        old = [before_map[k] for k in common]
+        new = [after_map[k] for k in common]
+    found: list[int] = []
     try:
-        differ = {k for k, a in after_map.items() if k in before_map and before_map[k] != a}
+        _differing(old, new, 0, len(common), found)
     except RecursionError:
-        differ = {k for k in after_map if k in before_map}
-    equal = [k for k in after_map if k in before_map and k not in differ]
-    if equal:
-        if before_bytes is not None and before is before_map and len(equal) == len(before_map) \
-                and equal == list(before_map):
-            same = _dumps_plain({k: after_map[k] for k in equal}) == before_bytes
-        else:
-            after_bytes = _dumps_plain([after_map[k] for k in equal])
-            same = after_bytes is not None and after_bytes == _dumps_plain([before_map[k] for k in equal])
-        if not same:
-            differ.update(equal)  # some record differs in key order, bool/int or float form
-    changed = [k for k in after_map if k in differ and not _same_as_plain(before_map[k], after_map[k])]
+        found = list(range(len(common)))
+    if len(found) < len(common):
+        same: bool | None = None
+        if before is before_map and after is after_map and common is before_keys:
+            if not added and before_bytes is not None:  # same keys: undo the differing records
+                reverted = new[:]
+                for i in found:
+                    reverted[i] = old[i]
+                same = _dumps_plain(dict(zip(common, reverted, strict=True))) == before_bytes
+            elif after_bytes is not None:  # records added: redo the differing ones on before
+                patched = dict(zip(common, old, strict=True))
+                for i in found:
+                    patched[common[i]] = new[i]
+                for k in added:
+                    patched[k] = after_map[k]
+                same = _dumps_plain(patched) == after_bytes
+        if same is None:
+            new_bytes = _dumps_plain(_without(new, found) if found else new)
+            same = new_bytes is not None and new_bytes == _dumps_plain(_without(old, found) if found else old)
+        if not same:  # some record differs in key order, bool/int or float form
+            found = list(range(len(common)))
+    changed = [common[i] for i in found if not _same_as_plain(old[i], new[i])]
     if added or removed or changed:
         return {"added": added, "removed": removed, "changed": changed}
     return None
@@ -269,8 +322,10 @@ def _diff(initial: Any, final: Any, collection_entry: Any, initial_bytes: dict[s
         return {"scalars": scalars, "collections": collections}
     for key, after in final.items():
         before = initial.get(key, ABSENT)
+        after_bytes = None
         if initial_bytes is not None and before is not ABSENT and key in initial_bytes:
-            if _unchanged_key(before, after, initial_bytes[key]):
+            unchanged, after_bytes = _unchanged_key(before, after, initial_bytes[key])
+            if unchanged:
                 continue  # nothing under this key changed (no scalar entry, no collection entry)
         is_collection = isinstance(after, dict) and isinstance(before, (dict, list))
         if not is_collection and not (isinstance(before, list) and isinstance(after, list)):
@@ -282,7 +337,7 @@ def _diff(initial: Any, final: Any, collection_entry: Any, initial_bytes: dict[s
                 scalars.append(entry)
             continue
         change = (collection_entry(before, after) if initial_bytes is None
-                  else collection_entry(before, after, initial_bytes.get(key)))
+                  else collection_entry(before, after, initial_bytes.get(key), after_bytes))
         if change is not None:
             collections[key] = change
     return {"scalars": scalars, "collections": collections}
