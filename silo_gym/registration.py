@@ -78,6 +78,11 @@ def _insert(name: str, env_dir: Path, pairs: list[tuple[str, str | None]],
             entry_point=ENTRY_POINT,
             vector_entry_point=VECTOR_ENTRY_POINT,
             kwargs={"environment": name, "task_id": task_id, "path": str(env_dir)},
+            # SiloEnv enforces reset-before-step itself (ResetNeeded with the spec's messages) and
+            # passes check_env for every id (tested), so gym.make adds no wrapper to each step;
+            # gym.make(id, disable_env_checker=False) still applies Gymnasium's passive checker.
+            order_enforce=False,
+            disable_env_checker=True,
         )
         if (spec.namespace, spec.name) in versioned:
             raise SiloError("task_invalid", f'Cannot register "{env_id}": a versioned id of that name exists.',

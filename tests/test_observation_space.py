@@ -17,9 +17,34 @@ from silo_gym.wrappers import RecordRun
 LONG_INSTRUCTION = "Bump the counter exactly once. Context: " + "\"lorem\" \t ipsum " * 200
 
 
+#: The default test tools without "slow": check_env samples actions, and a sampled sleep can be long.
+FAST_TOOLS = """
+from silo_gym import define_tool
+
+
+def _bump(state, input):
+    state["count"] += input.get("by", 1)
+    return {"count": state["count"]}
+
+
+def _big(state, input):
+    return "x" * min(input["n"], 10**6)
+
+
+tools = [
+    define_tool(name="bump", description="Add to the counter.",
+                input_schema={"type": "object", "properties": {"by": {"type": "integer"}},
+                              "additionalProperties": False}, run=_bump),
+    define_tool(name="big", description="Return a long string.",
+                input_schema={"type": "object", "properties": {"n": {"type": "integer"}},
+                              "required": ["n"], "additionalProperties": False}, run=_big),
+]
+"""
+
+
 def _env_dir(tmp_path, make_env_dir, instruction=LONG_INSTRUCTION):
     task = {"id": "TASK-001", "title": "Bump once", "instruction": instruction, "verifierId": "VER-001"}
-    return make_env_dir(tmp_path, "longwinded", tasks={"TASK-001.json": task})
+    return make_env_dir(tmp_path, "longwinded", tasks={"TASK-001.json": task}, tools=FAST_TOOLS)
 
 
 @pytest.mark.parametrize("limit", [256, 257, 300, 1000, 3000])
@@ -78,7 +103,8 @@ def test_check_env_and_the_passive_checker_never_warn(tmp_path, make_env_dir, li
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            env = gym.make("silo-test/longwinded-TASK-001", max_observation_length=limit)
+            env = gym.make("silo-test/longwinded-TASK-001", max_observation_length=limit,
+                           disable_env_checker=False)
             obs, _ = env.reset(seed=0)
             env.step({"tool": "big", "input": {"n": limit * 2}})
             env.step({"tool": "bump"})
@@ -86,3 +112,19 @@ def test_check_env_and_the_passive_checker_never_warn(tmp_path, make_env_dir, li
             check_env(env.unwrapped, skip_render_check=True)
     finally:
         gym.registry.pop("silo-test/longwinded-TASK-001")
+
+
+@pytest.mark.parametrize("env_id", ["silo/demo-TASK-001", "silo/demo", "silo/orders-TASK-001"])
+def test_silo_ids_make_the_env_itself_and_the_passive_checker_stays_silent(env_id):
+    """Registered ids add no wrapper to every step (SiloEnv enforces reset order itself); asking
+    for Gymnasium's passive checker gets it, and it never warns."""
+    assert type(gym.make(env_id)) is SiloEnv
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gym.make(env_id, disable_env_checker=False, max_observation_length=256)
+        assert isinstance(env, gym.wrappers.PassiveEnvChecker)
+        env.reset(seed=1)
+        env.step({"tool": "nope"})
+        env.step({"answer": "x" * 1000})
+    with pytest.raises(gym.error.ResetNeeded, match=r"Call reset\(\) before step\(\)\."):
+        gym.make(env_id).step({"answer": 1})
