@@ -1,9 +1,12 @@
-"""Builds the CRM world from ``data/`` (demo-crm.md §1).
+"""Builds the CRM world: the canonical one from ``data/`` (demo-crm.md §1), or a variant.
 
 The nine data files are read and parsed once per process; the assembled seed is cached as
 compact JSON bytes, and every ``create_state()`` call parses those bytes again, which yields a
 brand-new world that shares no dict or list with any other call. orjson keeps key order, ints
 as ints and floats as floats.
+
+``create_state(k)`` for an int ``k >= 0`` builds variant ``k`` instead (``variants.py``,
+docs/variants.md): a different world of the same shape, the same in every process.
 """
 
 from __future__ import annotations
@@ -40,9 +43,20 @@ def _build_seed() -> bytes:
     return orjson.dumps(world)
 
 
-def create_state() -> State:
-    """A fresh deep copy of the seed world, keys in the order
-    ``now, users, accounts, contacts, leads, opportunities, activities, stages, auditLog, sequences``."""
+def create_state(variant: int | None = None) -> State:
+    """A fresh world, keys in the order
+    ``now, users, accounts, contacts, leads, opportunities, activities, stages, auditLog, sequences``.
+
+    ``variant=None`` (the default) is a deep copy of the canonical seed world; an int ``>= 0`` is
+    that variant of it (docs/variants.md).
+
+    Raises:
+        ValueError: ``variant`` is neither ``None`` nor an int ``>= 0``.
+    """
+    if variant is not None:
+        from .variants import build_variant  # imported on first use: canonical runs never load it
+
+        return build_variant(variant)
     global _seed
     seed = _seed
     if seed is None:
