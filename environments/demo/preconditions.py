@@ -54,13 +54,13 @@ def _task_001(state: State) -> list[str]:
     short = short_company(lead["company"]).lower()
     if any(short in a["name"].lower() for a in state["accounts"].values()):
         problems.append(f"An account already carries the name {short_company(lead['company'])}.")
+    # what search_leads matches: id, full name, company, e-mail (lower-cased; a NUL between the
+    # fields keeps a match inside one of them)
     found = [
         other["id"]
         for other in state["leads"].values()
-        if any(
-            value is not None and short in value.lower()
-            for value in (other["id"], f"{other['firstName']} {other['lastName']}", other["company"], other["email"])
-        )
+        if short
+        in f"{other['id']}\0{other['firstName']} {other['lastName']}\0{other['company']}\0{other['email']}".lower()
     ]
     if found != ["LEAD-004"]:
         problems.append(f"A lead search for {short_company(lead['company'])} finds {found}, not LEAD-004 alone.")
@@ -142,8 +142,9 @@ def _task_006(state: State) -> list[str]:
     elif percents[0] == percents[1]:
         problems.append(f"Two active reps tie at the lowest attainment, {percents[0]}%.")
     names = [u["name"].lower() for u in state["users"].values()]
-    for i, name in enumerate(names):
-        if any(name in other for j, other in enumerate(names) if j != i):
+    joined = "\0".join(names)
+    for name in names:
+        if joined.count(name) > 1:  # in another user's name too (or two users share it)
             problems.append(f"The user name {name!r} is part of another user's name.")
             break
     return problems

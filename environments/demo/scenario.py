@@ -18,6 +18,7 @@ fact of a world (amounts, owners, dates, the clock) leaves a task's figures wher
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
@@ -47,9 +48,18 @@ def _record(state: Any, collection: str, record_id: Any) -> Any:
     return records.get(record_id) if isinstance(records, dict) and isinstance(record_id, str) else None
 
 
-def subject_key(task_id: str, state: Any) -> tuple[Any, ...] | None:
-    """The identity of ``task_id``'s subject in ``state``, or ``None`` when the task has no drawn
-    figures or the subject is missing."""
+def _text(value: Any) -> str | None:
+    return value if value is None or isinstance(value, str) else repr(value)
+
+
+def subject_key(task_id: str, state: Any) -> tuple[str | None, ...] | None:
+    """The identity of ``task_id``'s subject in ``state`` (a tuple of strings), or ``None`` when
+    the task has no drawn figures or the subject is missing."""
+    key = _subject(task_id, state)
+    return None if key is None else tuple(_text(part) for part in key)
+
+
+def _subject(task_id: str, state: Any) -> tuple[Any, ...] | None:
     if task_id == "TASK-001":
         lead = _record(state, "leads", "LEAD-004")
         if lead is None:
@@ -67,10 +77,10 @@ def subject_key(task_id: str, state: Any) -> tuple[Any, ...] | None:
     return None
 
 
-_canonical_keys: dict[str, tuple[Any, ...] | None] = {}
+_canonical_keys: dict[str, tuple[str | None, ...] | None] = {}
 
 
-def _canonical_key(task_id: str) -> tuple[Any, ...] | None:
+def _canonical_key(task_id: str) -> tuple[str | None, ...] | None:
     if task_id not in _canonical_keys:
         from .environment import create_state  # deferred: environment imports the generator
 
@@ -78,18 +88,43 @@ def _canonical_key(task_id: str) -> tuple[Any, ...] | None:
     return _canonical_keys[task_id]
 
 
-def _digest(task_id: str, key: tuple[Any, ...]) -> int:
+def _digest(task_id: str, key: tuple[str | None, ...]) -> int:
     text = "\x1f".join([task_id, *(str(part) for part in key)])
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:16], "big")
 
 
 def _pick(h: int, values: range, exclude: Any = None) -> tuple[Any, int]:
     """A value of ``values`` chosen by ``h`` (never ``exclude``), and the unused part of ``h``."""
-    n = len(values) - (1 if exclude in values else 0)
+    skip = exclude is not None and exclude in values  # ``None in range`` would scan the range
+    n = len(values) - skip
     value = values[h % n]
-    if exclude in values and value >= exclude:
+    if skip and value >= exclude:
         value = values[h % n + 1]
     return value, h // n
+
+
+@functools.lru_cache(maxsize=1024)
+def _drawn(task_id: str, key: tuple[str | None, ...], now: str) -> tuple[tuple[str, Any], ...]:
+    """The figures drawn for a non-canonical subject (cached: a variant reset renders the
+    instruction and checks the preconditions of the same world, and the verifier reads it again)."""
+    h = _digest(task_id, key)
+    if task_id == "TASK-001":
+        amount, h = _pick(h, range(30000, 400001, 5000), exclude=140000)
+        offset, h = _pick(h, range(30, 241))
+        close = add_days(now, offset)
+        if close == CANONICAL["TASK-001"]["closeDate"]:
+            close = add_days(close, 1)
+        return (("amount", amount), ("closeDate", close))
+    if task_id == "TASK-003":
+        signed, h = _pick(h, range(20000, 300001, 1000), exclude=118000)
+        return (("signedAmount", signed),)
+    if task_id == "TASK-004":
+        offset, h = _pick(h, range(20, 241))
+        return (("closingOnOrBefore", add_days(now, offset)),)
+    if task_id == "TASK-005":
+        days, h = _pick(h, range(14, 61))
+        return (("thresholdDays", days), ("namesRequester", True))
+    return (("namesRequester", True),)
 
 
 def task_parameters(task_id: str, state: State) -> dict[str, Any]:
@@ -108,23 +143,5 @@ def task_parameters(task_id: str, state: State) -> dict[str, Any]:
     key = subject_key(task_id, state)
     if key is None or key == _canonical_key(task_id):
         return dict(canonical)
-    h = _digest(task_id, key)
     now = _field(state, "now")
-    now = now if isinstance(now, str) else "2026-03-16"
-    if task_id == "TASK-001":
-        amount, h = _pick(h, range(30000, 400001, 5000), exclude=140000)
-        offset, h = _pick(h, range(30, 241))
-        close = add_days(now, offset)
-        if close == canonical["closeDate"]:
-            close = add_days(close, 1)
-        return {"amount": amount, "closeDate": close}
-    if task_id == "TASK-003":
-        signed, h = _pick(h, range(20000, 300001, 1000), exclude=118000)
-        return {"signedAmount": signed}
-    if task_id == "TASK-004":
-        offset, h = _pick(h, range(20, 151))
-        return {"closingOnOrBefore": add_days(now, offset)}
-    if task_id == "TASK-005":
-        days, h = _pick(h, range(14, 61))
-        return {"thresholdDays": days, "namesRequester": True}
-    return {"namesRequester": True}
+    return dict(_drawn(task_id, key, now if isinstance(now, str) else "2026-03-16"))

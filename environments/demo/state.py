@@ -6,6 +6,7 @@ Rounding follows JavaScript (``silo_gym.round2`` / ``silo_gym.js_round``), never
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any, Literal, TypedDict
@@ -195,9 +196,16 @@ def sum_money(amounts: Iterable[Any]) -> dict[str, Any]:
     return money(total)
 
 
+@functools.lru_cache(maxsize=4096)
+def _day_number(d: str) -> int:
+    """The proleptic ordinal of a ``YYYY-MM-DD`` date (cached: a world holds few distinct dates,
+    and reports compare each deal's with today)."""
+    return date.fromisoformat(d).toordinal()
+
+
 def days_between(a: str, b: str) -> int:
     """Whole days from date ``a`` to date ``b`` (first 10 characters of each)."""
-    return (date.fromisoformat(b[:10]) - date.fromisoformat(a[:10])).days
+    return _day_number(b[:10]) - _day_number(a[:10])
 
 
 def add_days(d: str, n: int) -> str:

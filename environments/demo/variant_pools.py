@@ -41,7 +41,7 @@ FIRST_NAMES: tuple[tuple[str, tuple[str, str, str]], ...] = (
     ("Xiomara", SHE), ("Yannick", HE), ("Yasmin", SHE), ("Zane", HE), ("Zofia", SHE),
 )
 
-LAST_NAMES: tuple[str, ...] = (
+_PLAIN_LAST_NAMES: tuple[str, ...] = (
     "Abernathy", "Achterberg", "Adeyemi", "Alcantara", "Amundsen", "Arkwright", "Asante",
     "Baptiste", "Barrington", "Belanger", "Birkeland", "Blackwood", "Bogdan", "Brennan",
     "Calloway", "Carvalho", "Castellano", "Chandrasekar", "Cisneros", "Costa", "Cruickshank",
@@ -59,6 +59,24 @@ LAST_NAMES: tuple[str, ...] = (
     "Sundberg", "Takahashi", "Tavares", "Thorvaldsen", "Toivonen", "Trevelyan", "Uchenna",
     "Valdivia", "Vanterpool", "Varga", "Vasquez", "Villanueva", "Wainwright", "Wallenberg",
     "Westergaard", "Whitmore", "Winterbottom", "Yamazaki", "Yilmaz", "Zamora", "Zielinski",
+)
+
+#: Surnames built from a stem and an ending (``Ash`` + ``ford``), for a large pool of plausible
+#: names: about 120,000 distinct full names, so two variants rarely share a person.
+_STEMS: tuple[str, ...] = (
+    "Ash", "Bal", "Bar", "Black", "Brad", "Bram", "Brook", "Cald", "Cart", "Chad", "Cran", "Dal",
+    "Dun", "East", "Elm", "Fair", "Fal", "Fern", "Gar", "Glad", "Gold", "Green", "Hal", "Hart",
+    "Haw", "Hol", "Kend", "Kings", "Lang", "Lock", "Mar", "Mid", "Mill", "New", "North", "Oak",
+    "Pen", "Red", "Ros", "Rut", "Sal", "Shel", "South", "Stan", "Stock", "Thorn", "Wal", "West",
+    "Whit", "Win",
+)
+_ENDINGS: tuple[str, ...] = (
+    "borough", "bridge", "brook", "bury", "by", "combe", "croft", "dale", "den", "field", "ford",
+    "gate", "ham", "hurst", "ley", "low", "mere", "more", "ridge", "stead", "ton", "wick", "wood",
+    "worth",
+)
+LAST_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(_PLAIN_LAST_NAMES + tuple(stem + ending for stem in _STEMS for ending in _ENDINGS))
 )
 
 #: Company names are ``<word> <sector noun>``, sometimes followed by a corporate suffix.

@@ -22,6 +22,7 @@ attainment, by chance) the preconditions catch, and the environment moves to the
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -33,10 +34,10 @@ __all__ = ["build_variant"]
 
 NOW = "2026-03-16"
 _NOW_ORDINAL = date.fromisoformat(NOW).toordinal()
-_FIRST_DAY = -1000
-_LAST_DAY = 400
-#: ISO dates from NOW-1000 to NOW+400 days; ``_day(n)`` is a table lookup, not date arithmetic.
-_DATES = tuple(date.fromordinal(_NOW_ORDINAL + n).isoformat() for n in range(_FIRST_DAY, _LAST_DAY + 1))
+#: ``NOW + n`` days as ``YYYY-MM-DD`` for n in [-1000, 400], by index: NOW..NOW+400 first, then
+#: NOW-1000..NOW-1, so a negative offset indexes from the end. ``_day(n)`` is one C-level lookup.
+_DATES = tuple(date.fromordinal(_NOW_ORDINAL + n).isoformat() for n in [*range(0, 401), *range(-1000, 0)])
+_day = _DATES.__getitem__
 
 _TIERS = ("enterprise", "mid_market", "smb")
 _OPEN_STAGES = ("STG-001", "STG-002", "STG-003", "STG-004")
@@ -54,49 +55,32 @@ _WON_COUNTS = (0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2)
 _LEAD_STATUSES = ("new", "new", "new", "working", "working", "working", "qualified", "disqualified", "disqualified")
 
 
-def _day(offset: int) -> str:
-    """``NOW + offset`` days as ``YYYY-MM-DD``."""
-    return _DATES[offset - _FIRST_DAY]
+def _draws(seed: int) -> tuple[Callable[[], float], Callable[[Any], Any], Callable[[int, int], int], Callable[[list[Any]], None]]:
+    """``(random, pick, between, shuffle)`` over one ``random.Random(seed)``.
 
+    They use its ``random()`` only: ``pick(seq)``, ``between(low, high)`` (inclusive) and the
+    in-place Fisher-Yates ``shuffle`` are a few times faster than ``choice``/``randint``/
+    ``shuffle``, which spend most of their time in ``_randbelow``; a variant reset builds a world.
+    """
+    r = random.Random(seed).random
 
-def _money(amount: int) -> dict[str, Any]:
-    return {"amount": amount, "currency": "USD"}
+    def pick(seq: Any) -> Any:
+        return seq[int(r() * len(seq))]
 
+    def between(low: int, high: int) -> int:
+        return low + int(r() * (high - low + 1))
 
-class _Draw:
-    """Draws from one ``random.Random(k)``, through its ``random()`` only: ``pick``, ``between``
-    and ``shuffle`` are a few times faster than ``choice``/``randint``/``shuffle`` (which spend
-    most of their time in ``_randbelow``), and a variant is built on every variant reset."""
-
-    __slots__ = ("random",)
-
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed).random
-
-    def pick(self, seq: Any) -> Any:
-        return seq[int(self.random() * len(seq))]
-
-    def between(self, low: int, high: int) -> int:
-        """An int in ``[low, high]``."""
-        return low + int(self.random() * (high - low + 1))
-
-    def shuffle(self, items: list[Any]) -> None:
-        """Fisher-Yates, in place."""
-        r = self.random
+    def shuffle(items: list[Any]) -> None:
         for i in range(len(items) - 1, 0, -1):
             j = int(r() * (i + 1))
             items[i], items[j] = items[j], items[i]
 
-    def sample(self, items: list[Any], k: int) -> list[Any]:
-        copy = list(items)
-        self.shuffle(copy)
-        return copy[:k]
+    return r, pick, between, shuffle
 
 
-#: Every (first, last, e-mail local part) a person can have; one pick draws a person.
-_PEOPLE = tuple(
-    (first, last, f"{first.lower()}.{last.lower()}") for first, _ in pools.FIRST_NAMES for last in pools.LAST_NAMES
-)
+#: (name, lower-case name) of every first and last name a person can have.
+_FIRSTS = tuple((first, first.lower()) for first, _ in pools.FIRST_NAMES)
+_LASTS = tuple((last, last.lower()) for last in pools.LAST_NAMES)
 #: Every (company word, name without suffix, website slug, industry).
 _COMPANIES = tuple(
     (word, f"{word} {noun}", (word + noun).lower().replace(" ", ""), industry)
@@ -104,17 +88,28 @@ _COMPANIES = tuple(
     for noun, industry in pools.SECTORS
 )
 _PHONES = tuple(f"+1-{area}-555-01{n:02d}" for area in pools.AREA_CODES for n in range(100))
+_N_FIRSTS, _N_LASTS, _N_COMPANIES, _N_PHONES = len(_FIRSTS), len(_LASTS), len(_COMPANIES), len(_PHONES)
 #: ``<role> <area>`` titles, plus the plain ones at about one in five.
 _TITLES = tuple(f"{role} {area}" for role in pools.TITLE_ROLES for area in pools.TITLE_AREAS) + (
     pools.PLAIN_TITLES * 3
 )
+_N_TITLES = len(_TITLES)
+
+
+def _ids(prefix: str, width: int = 3) -> tuple[str, ...]:
+    """``<prefix>-000`` ... ``<prefix>-099``: ids by number, formatted once."""
+    return tuple(f"{prefix}-{n:0{width}d}" for n in range(100))
+
+
+_USR, _ACC, _CON, _LEAD, _OPP, _ACT = (_ids(p) for p in ("USR", "ACC", "CON", "LEAD", "OPP", "ACT"))
 
 
 class _Namer:
-    """Unique people, companies and phone numbers for one world."""
+    """Unique people, companies and phone numbers for one world. Picks index the pools with
+    ``random()`` directly: this is the generator's hottest code."""
 
-    def __init__(self, rng: _Draw) -> None:
-        self.rng = rng
+    def __init__(self, r: Callable[[], float]) -> None:
+        self.random = r
         self.people: set[str] = set()
         self.user_names: list[str] = []
         self.words: set[str] = set()
@@ -122,12 +117,14 @@ class _Namer:
 
     def person(self) -> tuple[str, str, str]:
         """``(first name, last name, e-mail local part)`` of someone not yet in this world."""
-        pick = self.rng.pick
+        r, people = self.random, self.people
         while True:
-            person = pick(_PEOPLE)
-            if person[2] not in self.people:
-                self.people.add(person[2])
-                return person
+            first, first_lower = _FIRSTS[int(r() * _N_FIRSTS)]
+            last, last_lower = _LASTS[int(r() * _N_LASTS)]
+            local = f"{first_lower}.{last_lower}"
+            if local not in people:
+                people.add(local)
+                return first, last, local
 
     def user(self) -> tuple[str, str, str]:
         """A person whose name is not inside another user's name, nor the other way round
@@ -141,26 +138,26 @@ class _Namer:
 
     def company(self) -> tuple[str, str, str, str]:
         """``(name, company word, website slug, industry)``; the company word is unique."""
-        rng = self.rng
+        r, words = self.random, self.words
         while True:
-            word, name, slug, industry = rng.pick(_COMPANIES)
-            if word not in self.words:
+            word, name, slug, industry = _COMPANIES[int(r() * _N_COMPANIES)]
+            if word not in words:
                 break
-        self.words.add(word)
-        if rng.random() < 0.3:
-            name = f"{name} {rng.pick(pools.COMPANY_SUFFIXES)}"
+        words.add(word)
+        if r() < 0.3:
+            name = f"{name} {pools.COMPANY_SUFFIXES[int(r() * len(pools.COMPANY_SUFFIXES))]}"
         return name, word, slug, industry
 
     def phone(self) -> str:
-        pick = self.rng.pick
+        r, phones = self.random, self.phones
         while True:
-            phone = pick(_PHONES)
-            if phone not in self.phones:
-                self.phones.add(phone)
+            phone = _PHONES[int(r() * _N_PHONES)]
+            if phone not in phones:
+                phones.add(phone)
                 return phone
 
     def title(self) -> str:
-        return self.rng.pick(_TITLES)
+        return _TITLES[int(self.random() * _N_TITLES)]
 
 
 def build_variant(variant: int) -> State:
@@ -172,11 +169,12 @@ def build_variant(variant: int) -> State:
     """
     if isinstance(variant, bool) or not isinstance(variant, int) or variant < 0:
         raise ValueError(f"variant must be an int >= 0 or None, not {variant!r}")
-    rng = _Draw(variant)
-    namer = _Namer(rng)
+    chance, pick, between, shuffle = _draws(variant)
+    namer = _Namer(chance)
+    person, phone, title = namer.person, namer.phone, namer.title
 
     # --- users: a manager and five or six reps; USR-004 has left -----------------------------
-    user_ids = [f"USR-{n:03d}" for n in range(1, 7 + (rng.random() < 0.35))]
+    user_ids = list(_USR[1 : 7 + (chance() < 0.35)])
     users: dict[str, Any] = {}
     for uid in user_ids:
         first, last, local = namer.user()
@@ -187,7 +185,7 @@ def build_variant(variant: int) -> State:
             "email": f"{local}@example.com",
             "role": "manager" if manager else "rep",
             "managerId": None if manager else "USR-001",
-            "quota": _money(0 if manager else rng.between(15, 30) * 10000),
+            "quota": {"amount": 0 if manager else between(15, 30) * 10000, "currency": "USD"},
             "active": uid != "USR-004",
         }
     reps = user_ids[1:]
@@ -202,40 +200,40 @@ def build_variant(variant: int) -> State:
     account_word: dict[str, str] = {}
     primary_of: dict[str, str] = {}
     owned_accounts: dict[str, list[str]] = {uid: [] for uid in reps}
-    for n in range(1, rng.between(9, 14) + 1):
-        aid = f"ACC-{n:03d}"
+    for n in range(1, between(8, 13) + 1):
+        aid = _ACC[n]
         name, word, slug, industry = namer.company()
-        owner = rng.pick(reps)
+        owner = pick(reps)
         website = f"{slug}.example.com"
         accounts[aid] = {
             "id": aid,
             "name": name,
             "industry": industry,
-            "tier": rng.pick(_TIERS),
+            "tier": pick(_TIERS),
             "ownerId": owner,
             "website": website,
-            "createdDate": _day(-rng.between(150, 800)),
+            "createdDate": _day(-between(150, 800)),
         }
         account_word[aid] = word
         owned_accounts[owner].append(aid)
-        for j in range(2 if rng.random() < 0.4 else 1):
-            cid = f"CON-{len(contacts) + 1:03d}"
-            first, last, local = namer.person()
+        for j in range(2 if chance() < 0.35 else 1):
+            cid = _CON[len(contacts) + 1]
+            first, last, local = person()
             contacts[cid] = {
                 "id": cid,
                 "accountId": aid,
                 "firstName": first,
                 "lastName": last,
                 "email": f"{local}@{website}",
-                "phone": namer.phone(),
-                "title": namer.title(),
+                "phone": phone(),
+                "title": title(),
                 "isPrimary": j == 0,
             }
             if j == 0:
                 primary_of[aid] = cid
-    if rng.random() < 0.25:  # a contact not linked to any account yet
-        cid = f"CON-{len(contacts) + 1:03d}"
-        first, last, local = namer.person()
+    if chance() < 0.25:  # a contact not linked to any account yet
+        cid = _CON[len(contacts) + 1]
+        first, last, local = person()
         _, _, slug, _ = namer.company()
         contacts[cid] = {
             "id": cid,
@@ -243,8 +241,8 @@ def build_variant(variant: int) -> State:
             "firstName": first,
             "lastName": last,
             "email": f"{local}@{slug}.example.com",
-            "phone": namer.phone(),
-            "title": namer.title(),
+            "phone": phone(),
+            "title": title(),
             "isPrimary": False,
         }
     account_ids = list(accounts)
@@ -253,22 +251,22 @@ def build_variant(variant: int) -> State:
     plan: list[tuple[str, str]] = []
     without_win = 0
     for uid in active_reps:
-        won = rng.pick(_WON_COUNTS)
+        won = pick(_WON_COUNTS)
         if won == 0:
             without_win += 1
             if without_win > 1:  # two reps at 0% would tie at the bottom of TASK-006
                 won = 1
-        plan += [(uid, "open")] * rng.between(1, 4) + [(uid, "won")] * won
-        if rng.random() < 0.3:
+        plan += [(uid, "open")] * between(1, 3) + [(uid, "won")] * won
+        if chance() < 0.3:
             plan.append((uid, "lost"))
-    plan += [("USR-004", "open")] * rng.between(1, 4)
-    if rng.random() < 0.4:
+    plan += [("USR-004", "open")] * between(1, 4)
+    if chance() < 0.4:
         plan.append(("USR-004", "won"))
-    if rng.random() < 0.3:
+    if chance() < 0.3:
         plan.append(("USR-004", "lost"))
-    rng.shuffle(plan)
+    shuffle(plan)
     if plan[6][0] == "USR-004" or plan[6][1] != "open":  # OPP-007: an active rep's open deal
-        swap = rng.pick([i for i, (uid, status) in enumerate(plan) if status == "open" and uid != "USR-004"])
+        swap = pick([i for i, (uid, status) in enumerate(plan) if status == "open" and uid != "USR-004"])
         plan[6], plan[swap] = plan[swap], plan[6]
 
     # --- stalled deals at the team's threshold: one owner strictly ahead ---------------------
@@ -278,40 +276,41 @@ def build_variant(variant: int) -> State:
             open_of.setdefault(uid, []).append(i)
     owners = list(open_of)
     contenders = [uid for uid in owners if len(open_of[uid]) >= 2] or owners
-    top = rng.pick(contenders)
-    top_count = rng.between(1, min(3, len(open_of[top])))
-    stale: set[int] = set(rng.sample(open_of[top], top_count))
+    top = pick(contenders)
+    top_count = between(1, min(3, len(open_of[top])))
+    stale: set[int] = set()
     for uid in owners:
-        if uid != top:
-            stale.update(rng.sample(open_of[uid], rng.between(0, min(top_count - 1, len(open_of[uid])))))
+        mine = open_of[uid]
+        shuffle(mine)
+        stale.update(mine[: top_count if uid == top else between(0, min(top_count - 1, len(mine)))])
 
     # --- the deals -----------------------------------------------------------------------------
     opportunities: dict[str, Any] = {}
     created_offset: dict[str, int] = {}
     products_used: dict[str, list[str]] = {}
     for i, (owner, status) in enumerate(plan):
-        oid = f"OPP-{i + 1:03d}"
+        oid = _OPP[i + 1]
         mine = owned_accounts[owner]
-        aid = rng.pick(mine) if mine and rng.random() < 0.75 else rng.pick(account_ids)
+        aid = pick(mine) if mine and chance() < 0.75 else pick(account_ids)
         used = products_used.setdefault(aid, [])
         while True:
-            product = rng.pick(pools.PRODUCTS)
+            product = pick(pools.PRODUCTS)
             if product not in used:
                 used.append(product)
                 break
-        amount = rng.between(4, 59) * 5000
+        amount = between(4, 59) * 5000
         if status == "open":
-            days = rng.between(threshold + 1, threshold + 60) if i in stale else rng.between(0, threshold - 1)
-            stage_id = rng.pick(_OPEN_STAGES)
+            days = between(threshold + 1, threshold + 60) if i in stale else between(0, threshold - 1)
+            stage_id = pick(_OPEN_STAGES)
             entered = _day(-days)
-            created_offset[oid] = -days - rng.between(0, 150)
-            expected = _day(rng.between(-10, 170))
+            created_offset[oid] = -days - between(0, 150)
+            expected = _day(between(-10, 260))
             closed = None
         else:
-            days = rng.between(1, 150)
+            days = between(1, 150)
             stage_id = "STG-005" if status == "won" else "STG-006"
             entered = expected = closed = _day(-days)
-            created_offset[oid] = -days - rng.between(20, 200)
+            created_offset[oid] = -days - between(20, 200)
         opportunities[oid] = {
             "id": oid,
             "name": f"{account_word[aid]} {product}",
@@ -319,33 +318,33 @@ def build_variant(variant: int) -> State:
             "primaryContactId": primary_of[aid],
             "ownerId": owner,
             "stageId": stage_id,
-            "amount": _money(amount),
+            "amount": {"amount": amount, "currency": "USD"},
             "expectedCloseDate": expected,
             "createdDate": _day(created_offset[oid]),
             "stageEnteredDate": entered,
             "status": status,
             "closedDate": closed,
-            "lostReason": rng.pick(pools.LOST_REASONS) if status == "lost" else None,
+            "lostReason": pick(pools.LOST_REASONS) if status == "lost" else None,
             "sourceLeadId": None,
         }
     open_ids = [oid for oid, (_, status) in zip(opportunities, plan, strict=True) if status == "open"]
     if not any(opportunities[oid]["expectedCloseDate"] <= cutoff for oid in open_ids):
         # TASK-004 needs a deal under its cut-off: move one close date in
-        opportunities[rng.pick(open_ids)]["expectedCloseDate"] = _day(rng.between(-5, 15))
+        opportunities[pick(open_ids)]["expectedCloseDate"] = _day(between(-5, 15))
     deal = opportunities["OPP-007"]
     signed = task_parameters("TASK-003", {"now": NOW, "opportunities": opportunities, "accounts": accounts})
-    quoted = signed["signedAmount"] + rng.pick((-1, 1)) * rng.between(1, 20) * 1000
-    deal["amount"] = _money(quoted if quoted > 0 else signed["signedAmount"] + 5000)
+    quoted = signed["signedAmount"] + pick((-1, 1)) * between(1, 20) * 1000
+    deal["amount"] = {"amount": quoted if quoted > 0 else signed["signedAmount"] + 5000, "currency": "USD"}
 
     # --- leads: LEAD-004 qualified at a new company; some leads already converted ------------
-    lead_ids = [f"LEAD-{n:03d}" for n in range(1, rng.between(8, 13) + 1)]
+    lead_ids = list(_LEAD[1 : between(7, 12) + 1])
     others = [lid for lid in lead_ids if lid != "LEAD-004"]
-    rng.shuffle(others)
+    shuffle(others)
     converted: dict[str, str] = {}  # lead id -> opportunity id
     candidates = list(opportunities)
-    rng.shuffle(candidates)
+    shuffle(candidates)
     seen_accounts: list[str] = []
-    for oid in candidates[: rng.pick((0, 1, 1, 2))]:
+    for oid in candidates[: pick((0, 1, 1, 2))]:
         if opportunities[oid]["accountId"] not in seen_accounts:
             seen_accounts.append(opportunities[oid]["accountId"])
             converted[others.pop()] = oid
@@ -364,10 +363,10 @@ def build_variant(variant: int) -> State:
                 "email": contact["email"],
                 "phone": contact["phone"],
                 "title": contact["title"],
-                "source": rng.pick(pools.LEAD_SOURCES),
+                "source": pick(pools.LEAD_SOURCES),
                 "status": "converted",
                 "ownerId": opp["ownerId"],
-                "createdDate": _day(touched - rng.between(10, 120)),
+                "createdDate": _day(touched - between(10, 120)),
                 "lastContactedDate": _day(touched),
                 "disqualifyReason": None,
                 "convertedAccountId": opp["accountId"],
@@ -375,25 +374,25 @@ def build_variant(variant: int) -> State:
                 "convertedOpportunityId": opp["id"],
             }
             continue
-        first, last, local = namer.person()
+        first, last, local = person()
         name, _, slug, _ = namer.company()
-        status = "qualified" if lid == "LEAD-004" else rng.pick(_LEAD_STATUSES)
-        age = rng.between(15, 120) if lid == "LEAD-004" else rng.between(1, 200)
-        touched_at = None if status == "new" else _day(-rng.between(0, min(age, 30)))
+        status = "qualified" if lid == "LEAD-004" else pick(_LEAD_STATUSES)
+        age = between(15, 120) if lid == "LEAD-004" else between(1, 200)
+        touched_at = None if status == "new" else _day(-between(0, min(age, 30)))
         leads[lid] = {
             "id": lid,
             "firstName": first,
             "lastName": last,
             "company": name,
             "email": f"{local}@{slug}.example.com",
-            "phone": None if status == "disqualified" and rng.random() < 0.5 else namer.phone(),
-            "title": namer.title(),
-            "source": rng.pick(pools.LEAD_SOURCES),
+            "phone": None if status == "disqualified" and chance() < 0.5 else phone(),
+            "title": title(),
+            "source": pick(pools.LEAD_SOURCES),
             "status": status,
-            "ownerId": rng.pick(active_reps),
+            "ownerId": pick(active_reps),
             "createdDate": _day(-age),
             "lastContactedDate": touched_at,
-            "disqualifyReason": rng.pick(pools.DISQUALIFY_REASONS) if status == "disqualified" else None,
+            "disqualifyReason": pick(pools.DISQUALIFY_REASONS) if status == "disqualified" else None,
             "convertedAccountId": None,
             "convertedContactId": None,
             "convertedOpportunityId": None,
@@ -403,31 +402,31 @@ def build_variant(variant: int) -> State:
     departed = users["USR-004"]["name"]
     opp_ids = list(opportunities)
     activities: dict[str, Any] = {}
-    for n in range(1, rng.between(10, 18) + 1):
-        aid = f"ACT-{n:03d}"
-        pick = rng.random()
-        if pick < 0.55:
-            kind, target = "opportunity", opportunities[rng.pick(opp_ids)]
+    for n in range(1, between(8, 15) + 1):
+        aid = _ACT[n]
+        roll = chance()
+        if roll < 0.55:
+            kind, target = "opportunity", opportunities[pick(opp_ids)]
             what = target["name"]
-        elif pick < 0.8:
-            kind, target = "lead", leads[rng.pick(lead_ids)]
+        elif roll < 0.8:
+            kind, target = "lead", leads[pick(lead_ids)]
             what = f"{target['firstName']} {target['lastName']} at {target['company']}"
         else:
-            kind, target = "account", accounts[rng.pick(account_ids)]
+            kind, target = "account", accounts[pick(account_ids)]
             what = target["name"]
-        activity_type = rng.pick(_ACTIVITY_TYPES)
+        activity_type = pick(_ACTIVITY_TYPES)
         owner = target["ownerId"]
-        subject = rng.pick(pools.ACTIVITY_SUBJECTS[activity_type]).format(what=what)
-        notes = rng.pick(pools.ACTIVITY_NOTES)
+        subject = pick(pools.ACTIVITY_SUBJECTS[activity_type]).format(what=what)
+        notes = pick(pools.ACTIVITY_NOTES)
         if kind == "account" and owner == "USR-004":
             activity_type, owner, subject = "note", "USR-001", "Account handover pending"
             notes = f"{departed} has left the company, so this account needs a new owner."
         if activity_type == "note":
-            due, done = None, _day(-rng.between(0, 45))
+            due, done = None, _day(-between(0, 45))
         else:
-            offset = rng.between(-45, 14)
+            offset = between(-45, 14)
             due = _day(offset)
-            done = due if offset <= 0 and rng.random() < 0.7 else None
+            done = due if offset <= 0 and chance() < 0.7 else None
         activities[aid] = {
             "id": aid,
             "type": activity_type,
@@ -441,7 +440,7 @@ def build_variant(variant: int) -> State:
 
     stages: dict[str, Any] = {}
     for order, (sid, name, choices) in enumerate(_STAGES, start=1):
-        stages[sid] = {"id": sid, "name": name, "order": order, "probability": rng.pick(choices), "isClosed": False}
+        stages[sid] = {"id": sid, "name": name, "order": order, "probability": pick(choices), "isClosed": False}
     stages["STG-005"] = {"id": "STG-005", "name": "Closed Won", "order": 5, "probability": 100, "isClosed": True}
     stages["STG-006"] = {"id": "STG-006", "name": "Closed Lost", "order": 6, "probability": 0, "isClosed": True}
 
