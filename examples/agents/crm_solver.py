@@ -78,7 +78,7 @@ def _read(pattern: str, text: str) -> re.Match[str] | None:
 
 
 def _dollars(text: str) -> int | float:
-    """``140,000`` -> 140000 (an int when whole, as the task states it)."""
+    """``12,500`` -> 12500 (an int when whole, as the task states it)."""
     value = float(text.replace(",", ""))
     return int(value) if value.is_integer() else value
 
@@ -89,7 +89,7 @@ def _unreadable(what: str) -> Action:
 
 def _deal_name(short_company: str, title: Any) -> str:
     """A name for the new deal: the company and the area its contact runs
-    (``Director of Vessel Operations`` -> ``Fjord Maritime vessel operations rollout``)."""
+    (``Head of Field Service`` at ``Acme Freight`` -> ``Acme Freight field service rollout``)."""
     if isinstance(title, str) and " of " in title:
         return f"{short_company} {title.split(' of ', 1)[1].lower()} rollout"
     return f"{short_company} rollout"
