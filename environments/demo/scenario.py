@@ -36,7 +36,8 @@ CANONICAL: dict[str, dict[str, Any]] = {
     "TASK-006": {"namesRequester": False},
 }
 
-_TEAM_TASKS = ("TASK-004", "TASK-005", "TASK-006")
+#: Each task's subject: whose identity its figures are drawn from.
+_SUBJECTS = {"TASK-001": "lead", "TASK-003": "deal", "TASK-004": "team", "TASK-005": "team", "TASK-006": "team"}
 
 
 def _field(record: Any, key: str) -> Any:
@@ -55,23 +56,23 @@ def _text(value: Any) -> str | None:
 def subject_key(task_id: str, state: Any) -> tuple[str | None, ...] | None:
     """The identity of ``task_id``'s subject in ``state`` (a tuple of strings), or ``None`` when
     the task has no drawn figures or the subject is missing."""
-    key = _subject(task_id, state)
+    key = _subject(_SUBJECTS.get(task_id), state)
     return None if key is None else tuple(_text(part) for part in key)
 
 
-def _subject(task_id: str, state: Any) -> tuple[Any, ...] | None:
-    if task_id == "TASK-001":
+def _subject(subject: str | None, state: Any) -> tuple[Any, ...] | None:
+    if subject == "lead":
         lead = _record(state, "leads", "LEAD-004")
         if lead is None:
             return None
         return (_field(lead, "firstName"), _field(lead, "lastName"), _field(lead, "company"))
-    if task_id == "TASK-003":
+    if subject == "deal":
         opp = _record(state, "opportunities", "OPP-007")
         if opp is None:
             return None
         account = _record(state, "accounts", _field(opp, "accountId"))
         return (_field(opp, "name"), _field(account, "name"))
-    if task_id in _TEAM_TASKS:
+    if subject == "team":
         manager = _record(state, "users", "USR-001")
         return None if manager is None else (_field(manager, "name"),)
     return None
@@ -88,11 +89,6 @@ def _canonical_key(task_id: str) -> tuple[str | None, ...] | None:
     return _canonical_keys[task_id]
 
 
-def _digest(task_id: str, key: tuple[str | None, ...]) -> int:
-    text = "\x1f".join([task_id, *(str(part) for part in key)])
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:16], "big")
-
-
 def _pick(h: int, values: range, exclude: Any = None) -> tuple[Any, int]:
     """A value of ``values`` chosen by ``h`` (never ``exclude``), and the unused part of ``h``."""
     skip = exclude is not None and exclude in values  # ``None in range`` would scan the range
@@ -104,27 +100,25 @@ def _pick(h: int, values: range, exclude: Any = None) -> tuple[Any, int]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _drawn(task_id: str, key: tuple[str | None, ...], now: str) -> tuple[tuple[str, Any], ...]:
-    """The figures drawn for a non-canonical subject (cached: a variant reset renders the
-    instruction and checks the preconditions of the same world, and the verifier reads it again)."""
-    h = _digest(task_id, key)
-    if task_id == "TASK-001":
+def _drawn(subject: str, key: tuple[str | None, ...], now: str) -> dict[str, Any]:
+    """Every figure drawn for one non-canonical subject, from a SHA-256 of its identity. Cached
+    (callers copy): a variant reset draws them, renders the instruction and checks the
+    preconditions of the same world, and the verifier reads them again."""
+    text = "\x1f".join([subject, *(str(part) for part in key)])
+    h = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest(), "big")
+    if subject == "lead":
         amount, h = _pick(h, range(30000, 400001, 5000), exclude=140000)
         offset, h = _pick(h, range(30, 241))
         close = add_days(now, offset)
         if close == CANONICAL["TASK-001"]["closeDate"]:
             close = add_days(close, 1)
-        return (("amount", amount), ("closeDate", close))
-    if task_id == "TASK-003":
+        return {"amount": amount, "closeDate": close}
+    if subject == "deal":
         signed, h = _pick(h, range(20000, 300001, 1000), exclude=118000)
-        return (("signedAmount", signed),)
-    if task_id == "TASK-004":
-        offset, h = _pick(h, range(20, 241))
-        return (("closingOnOrBefore", add_days(now, offset)),)
-    if task_id == "TASK-005":
-        days, h = _pick(h, range(14, 61))
-        return (("thresholdDays", days), ("namesRequester", True))
-    return (("namesRequester", True),)
+        return {"signedAmount": signed}
+    offset, h = _pick(h, range(20, 241))
+    days, h = _pick(h, range(14, 61))
+    return {"closingOnOrBefore": add_days(now, offset), "thresholdDays": days, "namesRequester": True}
 
 
 def task_parameters(task_id: str, state: State) -> dict[str, Any]:
@@ -144,4 +138,5 @@ def task_parameters(task_id: str, state: State) -> dict[str, Any]:
     if key is None or key == _canonical_key(task_id):
         return dict(canonical)
     now = _field(state, "now")
-    return dict(_drawn(task_id, key, now if isinstance(now, str) else "2026-03-16"))
+    drawn = _drawn(_SUBJECTS[task_id], key, now if isinstance(now, str) else "2026-03-16")
+    return {name: drawn[name] for name in canonical}

@@ -279,9 +279,8 @@ def build_variant(variant: int) -> State:
     top = pick(contenders)
     top_count = between(1, min(3, len(open_of[top])))
     stale: set[int] = set()
-    for uid in owners:
+    for uid in owners:  # the plan is shuffled, so the first deals of an owner are a random few
         mine = open_of[uid]
-        shuffle(mine)
         stale.update(mine[: top_count if uid == top else between(0, min(top_count - 1, len(mine)))])
 
     # --- the deals -----------------------------------------------------------------------------
@@ -331,6 +330,7 @@ def build_variant(variant: int) -> State:
     if not any(opportunities[oid]["expectedCloseDate"] <= cutoff for oid in open_ids):
         # TASK-004 needs a deal under its cut-off: move one close date in
         opportunities[pick(open_ids)]["expectedCloseDate"] = _day(between(-5, 15))
+    opp_ids = list(opportunities)
     deal = opportunities["OPP-007"]
     signed = task_parameters("TASK-003", {"now": NOW, "opportunities": opportunities, "accounts": accounts})
     quoted = signed["signedAmount"] + pick((-1, 1)) * between(1, 20) * 1000
@@ -341,10 +341,9 @@ def build_variant(variant: int) -> State:
     others = [lid for lid in lead_ids if lid != "LEAD-004"]
     shuffle(others)
     converted: dict[str, str] = {}  # lead id -> opportunity id
-    candidates = list(opportunities)
-    shuffle(candidates)
     seen_accounts: list[str] = []
-    for oid in candidates[: pick((0, 1, 1, 2))]:
+    for _ in range(pick((0, 1, 1, 2))):
+        oid = pick(opp_ids)
         if opportunities[oid]["accountId"] not in seen_accounts:
             seen_accounts.append(opportunities[oid]["accountId"])
             converted[others.pop()] = oid
@@ -400,9 +399,8 @@ def build_variant(variant: int) -> State:
 
     # --- activities on deals, leads and accounts ---------------------------------------------
     departed = users["USR-004"]["name"]
-    opp_ids = list(opportunities)
     activities: dict[str, Any] = {}
-    for n in range(1, between(8, 15) + 1):
+    for n in range(1, between(7, 14) + 1):
         aid = _ACT[n]
         roll = chance()
         if roll < 0.55:
