@@ -228,3 +228,24 @@ def test_every_code_is_listed() -> None:
         "variant_hooks_unused", "variant_instruction_mismatch", "variant_nondeterministic", "variant_integrity",
         "variant_hook_failed", "variant_preconditions_unmet",
     }
+
+
+def test_the_crm_template_carries_the_variants(tmp_path: Path) -> None:
+    import hashlib
+
+    import orjson
+
+    from silo_gym.loader import open_environment, open_environment_at, shipped_environments_dir
+    from silo_gym.scaffold import init_environment
+
+    init_environment("sales", template="crm", cwd=tmp_path)
+    copy = open_environment("sales", cwd=tmp_path)
+    demo = open_environment_at("demo", shipped_environments_dir() / "demo", fresh=True)
+    assert accepts_variant(copy.module.create_state)
+    for k in (0, 3, 999):
+        assert hashlib.sha256(orjson.dumps(copy.module.create_state(k))).digest() == hashlib.sha256(
+            orjson.dumps(demo.module.create_state(k))).digest()
+    task = copy.task("TASK-001")
+    assert copy.module.render_instruction(task, copy.module.create_state()) == task.instruction
+    assert copy.module.task_preconditions(task, copy.module.create_state(3)) == []
+    assert copy.module.world_problems(copy.module.create_state(3)) == []
