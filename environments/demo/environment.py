@@ -11,6 +11,7 @@ docs/variants.md): a different world of the same shape, the same in every proces
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -28,6 +29,17 @@ _DATA_DIR = Path(__file__).resolve().parent / "data"
 _COLLECTIONS = ("users", "accounts", "contacts", "leads", "opportunities", "activities", "stages")
 
 _seed: bytes | None = None
+_build_variant: Callable[[int], State] | None = None
+
+
+def _generator() -> Callable[[int], State]:
+    """``variants.build_variant``, imported on first use: canonical runs never load it."""
+    global _build_variant
+    if _build_variant is None:
+        from .variants import build_variant
+
+        _build_variant = build_variant
+    return _build_variant
 
 
 def _read(name: str) -> object:
@@ -54,9 +66,7 @@ def create_state(variant: int | None = None) -> State:
         ValueError: ``variant`` is neither ``None`` nor an int ``>= 0``.
     """
     if variant is not None:
-        from .variants import build_variant  # imported on first use: canonical runs never load it
-
-        return build_variant(variant)
+        return _generator()(variant)
     global _seed
     seed = _seed
     if seed is None:

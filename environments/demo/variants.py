@@ -216,7 +216,7 @@ def build_variant(variant: int) -> State:
         }
         account_word[aid] = word
         owned_accounts[owner].append(aid)
-        for j in range(2 if chance() < 0.35 else 1):
+        for j in range(2 if chance() < 0.3 else 1):
             cid = _CON[len(contacts) + 1]
             first, last, local = person()
             contacts[cid] = {
@@ -400,7 +400,7 @@ def build_variant(variant: int) -> State:
     # --- activities on deals, leads and accounts ---------------------------------------------
     departed = users["USR-004"]["name"]
     activities: dict[str, Any] = {}
-    for n in range(1, between(7, 14) + 1):
+    for n in range(1, between(6, 12) + 1):
         aid = _ACT[n]
         roll = chance()
         if roll < 0.55:
