@@ -19,7 +19,6 @@ import pytest
 
 from silo_gym import canonical
 from silo_gym.models import Task
-from silo_gym.verifiers import VerifierContext
 
 from . import ENV_DIR, ROOT, SOLVER_PATH, load_demo, load_file
 
@@ -50,41 +49,6 @@ def rendered(demo, task: Task, state) -> Task:
 
 def submodule(demo, name: str):
     return sys.modules[f"{demo.__name__}.{name}"]
-
-
-# ---------------------------------------------------------------------------------------------
-# One episode by hand: the world, the tools, the grade
-
-
-def run_episode(demo, task: Task, world: bytes, actions=None, solver=None):
-    """Grade one episode on a fresh copy of ``world`` (compact JSON bytes). ``solver`` drives the
-    reference plan; ``actions`` replays ``(calls, answer)``; neither answers ``""`` at once."""
-    state = orjson.loads(world)
-    acting = solver is not None or actions is not None
-    initial = orjson.loads(world) if acting else state  # answering at once changes nothing
-    calls: list[tuple[str, Any]] = []
-    errors = 0
-    if acting:
-        tools = {t.name: t for t in demo.bind_tools(state)}
-
-        def call_tool(name, tool_input):
-            nonlocal errors
-            calls.append((name, copy.deepcopy(tool_input)))
-            result = tools[name].execute(tool_input)
-            errors += bool(result.get("isError"))
-            return result
-
-    if solver is not None:
-        answer = solver.run_plan(task.instruction, call_tool)
-    elif actions is not None:
-        for name, tool_input in actions[0]:
-            call_tool(name, copy.deepcopy(tool_input))
-        answer = actions[1]
-    else:
-        answer = ""
-    verifier = next(v for v in demo.verifiers if v.id == task.verifier_id)
-    outcome = verifier.check(state, initial, VerifierContext(answer, task))
-    return outcome, (calls, answer), errors
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,49 +270,115 @@ def test_the_solver_source_names_no_fact_a_variant_changes():
 
 
 # ---------------------------------------------------------------------------------------------
-# The sweep of "What must hold": 1,000 variants of each task
+# The sweep of "What must hold": 1,000 variants of each task, through gym.make(id, variants=True)
 
 
-@pytest.fixture(scope="module")
-def canonical_runs(demo, solver):
-    """The canonical episode of each task by the reference solver: (calls, answer)."""
-    world = orjson.dumps(demo.create_state())
-    runs = {}
-    for task_id in TASK_IDS:
-        outcome, actions, _ = run_episode(demo, load_task(task_id), world, solver=solver)
-        assert outcome.reward == 1
-        runs[task_id] = actions
-    return runs
+def play(env, policy=None, actions=None, options=None):
+    """One episode: the reference policy, a replay of ``(calls, answer)``, or (neither) an empty
+    answer at once. Returns ``(reward, info at reset, final info, observation at reset, world at
+    reset, the actions taken)``."""
+    observation, info = env.reset(options=options)
+    world = orjson.dumps(env.unwrapped.episode.state)
+    start = (observation, info)
+    if policy is not None:
+        steps = []
+        for _ in range(30):
+            action = policy(observation, info)
+            steps.append(action)
+            observation, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+    else:
+        calls, answer = actions if actions is not None else ([], "")
+        steps = [{"tool": name, "input": copy.deepcopy(tool_input)} for name, tool_input in calls]
+        steps.append({"answer": answer})
+        for action in steps:
+            observation, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+    assert terminated or truncated
+    return reward, start[1], info, start[0], world, steps
 
 
 @pytest.mark.parametrize("task_id", TASK_IDS)
-def test_a_thousand_variants_of_each_task(demo, solver, canonical_runs, task_id):
-    task = load_task(task_id)
-    replay_fails = 0
-    skipped = 0
+def test_a_thousand_variants_of_each_task(solver, task_id):
+    import gymnasium as gym
+
+    from silo_gym import SiloError
+
+    env = gym.make(f"silo/demo-{task_id}", variants=True)
+    # the canonical episode of the reference solver, to replay blindly on every variant
+    reward, info, _, observation, _, steps = play(env, solver.make_policy(), options={"variant": None})
+    assert (reward, info["variant"], observation) == (1, None, load_task(task_id).instruction)
+    canonical_run = ([(a["tool"], a["input"]) for a in steps[:-1]], steps[-1]["answer"])
+    policy = solver.make_policy()
+    replay_fails = skipped = handed_out = 0
     instructions, worlds = set(), set()
     k = 0
-    handed_out = 0
     while handed_out < SWEEP:
-        world_state = demo.create_state(k)
+        options = {"variant": k}
         k += 1
-        if demo.task_preconditions(task, world_state):
+        try:
+            reward, info, final, observation, world, steps = play(env, policy, options=options)
+        except SiloError as exc:
+            assert exc.code == "variant_preconditions_unmet", exc
             skipped += 1
             continue
         handed_out += 1
-        instance = rendered(demo, task, world_state)
-        world = orjson.dumps(world_state)
-        instructions.add(instance.instruction)
+        assert info["variant"] == options["variant"]
+        instructions.add(observation)
         worlds.add(world)
-        solved, run, errors = run_episode(demo, instance, world, solver=solver)
-        assert solved.reward == 1, (k - 1, [c.label for c in solved.checks if not c.passed], run)
-        assert errors == 0, (k - 1, run)
-        nothing, _, _ = run_episode(demo, instance, world)
-        assert nothing.reward < 1, k - 1
-        replayed, _, _ = run_episode(demo, instance, world, actions=canonical_runs[task_id])
-        replay_fails += replayed.reward < 1
+        assert reward == 1 and final["tool_errors"] == 0, (options, observation, steps, final)
+        assert play(env, options=options)[0] < 1, options
+        replay_fails += play(env, actions=canonical_run, options=options)[0] < 1
+    env.close()
     # the generator meets the preconditions by construction: skipping is rare
     assert skipped <= SWEEP // 100, skipped
     assert replay_fails >= 0.9 * SWEEP, replay_fails
     assert len(instructions) >= 0.95 * SWEEP, len(instructions)
     assert len(worlds) >= 0.95 * SWEEP, len(worlds)
+
+
+def test_a_drawn_variant_is_the_rendered_world_and_is_recorded(demo, solver, tmp_path):
+    import gymnasium as gym
+
+    from silo_gym.wrappers import RecordRun
+
+    env = RecordRun(gym.make("silo/demo-TASK-003", variants=True), str(tmp_path / "runs"))
+    observation, info = env.reset(seed=7)
+    k = info["variant"]
+    assert isinstance(k, int)
+    assert observation == demo.render_instruction(load_task("TASK-003"), demo.create_state(k))
+    assert canonical(env.unwrapped.episode.state) == canonical(demo.create_state(k))
+    policy = solver.make_policy()
+    for _ in range(10):
+        observation, reward, terminated, truncated, info = env.step(policy(observation, info))
+        if terminated:
+            break
+    assert reward == 1
+    env.close()
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    run = json.loads((run_dir / "run.json").read_text("utf-8"))
+    assert run["config"]["variant"] == k
+    assert run["task"]["instruction"] == demo.render_instruction(load_task("TASK-003"), demo.create_state(k))
+    result = json.loads((run_dir / "result.json").read_text("utf-8"))
+    signed = submodule(demo, "scenario").task_parameters("TASK-003", demo.create_state(k))["signedAmount"]
+    assert f"booked at the signed {signed}" in result["checks"][1]["label"] and result["reward"] == 1
+
+
+def test_a_variant_that_fails_a_task_is_refused_by_name(demo):
+    import gymnasium as gym
+
+    from silo_gym import SiloError
+
+    task = load_task("TASK-006")
+    k = next(k for k in range(5000) if demo.task_preconditions(task, demo.create_state(k)))
+    env = gym.make("silo/demo-TASK-006")
+    with pytest.raises(SiloError) as caught:
+        env.reset(options={"variant": k})
+    assert caught.value.code == "variant_preconditions_unmet"
+    assert caught.value.details["problems"] == demo.task_preconditions(task, demo.create_state(k))
+    assert "tie at the lowest attainment" in str(caught.value)
+    # the next variant is fine, and the env still works
+    _, info = env.reset(options={"variant": k + 1})
+    assert info["variant"] == k + 1
