@@ -52,7 +52,7 @@ def test_authoring_guide_runs(project: Path, cli) -> None:
                                       capture_output=True, text=True, timeout=120)
                 assert done.returncode == 0, done.stderr
                 ran_python += 1
-    assert ran_python == 2
+    assert ran_python == 3
 
 
 def test_the_guide_documents_every_finding_code() -> None:
