@@ -1,23 +1,46 @@
-"""Variant worlds (docs/variants.md): what a variant reset adds to a canonical one.
+"""Variant worlds (docs/variants.md): what a variant reset costs against a canonical one.
 
-The world part, side by side in one process: the canonical ``create_state()`` (the floor: an orjson
-parse of the cached seed) against ``create_state(k)`` for a new ``k`` each call, alone and with
-what the Gymnasium face runs for one task at a variant reset (``task_preconditions`` and
-``render_instruction``). Target: at most 5x the canonical world (issue 13).
+Two measures, each side by side in one process:
+
+- the reset: ``SiloEnv(..., variants=True).reset()`` against the canonical ``SiloEnv.reset()``,
+  per task (issue 13's target: at most 5x);
+- the world alone: the canonical ``create_state()`` (an orjson parse of the cached seed) against
+  ``create_state(k)`` for a new ``k`` each call, plus what a variant reset runs for one task
+  (``task_preconditions`` and ``render_instruction``); the stricter measure, also held to 5x.
 """
 
 from __future__ import annotations
 
 import itertools
+import statistics
+import time
 from typing import Any
 
+from silo_gym import SiloEnv
 from silo_gym.loader import open_environment
 
 from .common import Sizes, Table, interleaved, ratio, verdict
 
 
+def _resets_us(envs: dict[str, SiloEnv], loops: int, repeats: int) -> dict[str, float]:
+    """Median µs of ``reset`` alone per env, measured in alternation, each reset after an episode
+    that ended (as in a training loop)."""
+    samples: dict[str, list[float]] = {name: [] for name in envs}
+    answer = {"answer": ""}
+    for _ in range(repeats):
+        for name, env in envs.items():
+            total = 0.0
+            for _ in range(loops):
+                t0 = time.perf_counter()
+                env.reset()
+                total += time.perf_counter() - t0
+                env.step(answer)  # untimed: end the episode
+            samples[name].append(total / loops * 1e6)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def bench_demo_variants(sizes: Sizes) -> Table:
-    table = Table("variants: building variant k (and checking it for one task) vs the canonical world")
+    table = Table("variants: a variant reset, and the variant world alone, vs the canonical ones")
     demo = open_environment("demo", fresh=False)
     module = demo.module
     create_state = module.create_state
@@ -35,7 +58,19 @@ def bench_demo_variants(sizes: Sizes) -> Table:
             module.render_instruction(task, state)
 
         fns[task.id] = reset_world
-    times = interleaved(fns, max(1, sizes.loops // 4), sizes.repeats)
+    loops = max(1, sizes.loops // 4)
+    worst_reset = 0.0
+    for task in demo.tasks:
+        envs = {"canonical": SiloEnv("demo", task.id), "variants": SiloEnv("demo", task.id, variants=True)}
+        envs["variants"].reset(seed=0)
+        resets = _resets_us(envs, loops, sizes.repeats)
+        r = ratio(resets["variants"], resets["canonical"])
+        worst_reset = max(worst_reset, r)
+        table.add(f"{task.id}: canonical reset", resets["canonical"], "us")
+        table.add(f"{task.id}: variants=True reset", resets["variants"], "us", f"{r:.2f}x canonical")
+    table.add("worst variant reset / canonical reset", worst_reset, "x", verdict(worst_reset, 5.0))
+
+    times = interleaved(fns, loops, sizes.repeats)
     table.add("canonical create_state()", times["canonical"], "us")
     table.add("create_state(k)", times["variant"], "us")
     table.add("create_state(k) / canonical", ratio(times["variant"], times["canonical"]), "x")
@@ -45,5 +80,5 @@ def bench_demo_variants(sizes: Sizes) -> Table:
         worst = max(worst, r)
         table.add(f"{task.id}: create_state(k) + preconditions + instruction", times[task.id], "us",
                   f"{r:.2f}x canonical")
-    table.add("worst task / canonical", worst, "x", verdict(worst, 5.0))
+    table.add("worst world / canonical world", worst, "x", verdict(worst, 5.0))
     return table
