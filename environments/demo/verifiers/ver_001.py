@@ -160,6 +160,6 @@ def _check(final: Any, initial: Any, context: Any) -> list:
 ver_001 = define_verifier(
     id="VER-001",
     task_id="TASK-001",
-    name="Fjord Maritime lead converted with a new account and deal",
+    name="Qualified lead LEAD-004 converted with a new account and deal",
     check=_check,
 )

@@ -99,6 +99,6 @@ def _check(final: Any, initial: Any, context: Any) -> list:
 ver_003 = define_verifier(
     id="VER-003",
     task_id="TASK-003",
-    name="Lumen point-of-sale deal booked as won at the contract figure",
+    name="OPP-007 booked as won at the signed figure",
     check=_check,
 )
