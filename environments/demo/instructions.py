@@ -32,7 +32,7 @@ _TEMPLATES = {
         "{person} of {company} has been qualified. {short} is not one of our customers yet, so the "
         "conversion should set them up as a brand-new account. Convert {person_obj} and open a deal "
         "worth {amount} with an expected close date of {close}. The lead belongs to {owner} "
-        "({owner_id}), and {owner_subj} is the one doing this work."
+        "({owner_id}), and {owner_is} the one doing this work."
     ),
     "TASK-002": (
         "{departed} has left the company and {departed_poss} user account is deactivated, yet "
@@ -85,7 +85,12 @@ def _dollars(amount: Any) -> str:
 
 
 def _pronouns(full_name: str) -> tuple[str, str, str]:
+    """(subject, object, possessive) pronouns for a person: by first name, else they/them/their."""
     return _PRONOUNS.get(full_name.split(" ", 1)[0], ("they", "them", "their"))
+
+
+def _subject_is(subject: str) -> str:
+    return f"{subject} are" if subject == "they" else f"{subject} is"
 
 
 def _facts(task_id: str, state: State) -> dict[str, Any]:
@@ -104,7 +109,7 @@ def _facts(task_id: str, state: State) -> dict[str, Any]:
             "close": params["closeDate"],
             "owner": owner["name"],
             "owner_id": owner["id"],
-            "owner_subj": _pronouns(owner["name"])[0],
+            "owner_is": _subject_is(_pronouns(owner["name"])[0]),
         }
     if task_id == "TASK-002":
         departed = users["USR-004"]["name"]

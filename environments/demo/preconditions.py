@@ -110,23 +110,29 @@ def _task_003(state: State) -> list[str]:
     return problems
 
 
+def _manager(state: State) -> list[str]:
+    """TASK-004 to TASK-006 name the manager who asks."""
+    return [] if "USR-001" in state["users"] else ["USR-001, the manager who asks, does not exist."]
+
+
 def _task_004(state: State) -> list[str]:
     cutoff = task_parameters("TASK-004", state)["closingOnOrBefore"]
+    problems = _manager(state)
     if not any(
         o["status"] == "open" and (cutoff is None or o["expectedCloseDate"] <= cutoff)
         for o in state["opportunities"].values()
     ):
-        return ["No open deal falls under the cut-off." if cutoff else "No open deal."]
-    return []
+        problems.append("No open deal falls under the cut-off." if cutoff else "No open deal.")
+    return problems
 
 
 def _task_005(state: State) -> list[str]:
     threshold = task_parameters("TASK-005", state)["thresholdDays"]
     ranked = stale_counts(state, threshold)
     if not ranked:
-        return [f"No deal has been in its stage for more than {threshold} days."]
+        return [*_manager(state), f"No deal has been in its stage for more than {threshold} days."]
     top, count = ranked[0]
-    problems = []
+    problems = _manager(state)
     if len(ranked) > 1 and ranked[1][1] == count:
         problems.append(f"Two owners tie at {count} stalled deals.")
     if top not in state["users"]:
@@ -136,7 +142,7 @@ def _task_005(state: State) -> list[str]:
 
 def _task_006(state: State) -> list[str]:
     percents = [percent for percent, _, _ in attainment_ranking(state)]
-    problems = []
+    problems = _manager(state)
     if len(percents) < 2:
         problems.append("Fewer than two active reps have a quota.")
     elif percents[0] == percents[1]:

@@ -382,3 +382,23 @@ def test_a_variant_that_fails_a_task_is_refused_by_name(demo):
     # the next variant is fine, and the env still works
     _, info = env.reset(options={"variant": k + 1})
     assert info["variant"] == k + 1
+
+
+def test_instructions_speak_of_anyone_correctly(demo):
+    # a person the pronoun table does not know is "they", and the verb agrees
+    state = demo.create_state()
+    state["users"]["USR-002"]["name"] = "Sam Quill"
+    assert demo.render_instruction(load_task("TASK-001"), state).endswith(
+        "The lead belongs to Sam Quill (USR-002), and they are the one doing this work.")
+    state["users"]["USR-004"]["name"] = "Jo Bell"
+    text = demo.render_instruction(load_task("TASK-002"), state)
+    assert text.startswith("Jo Bell has left the company and their user account is deactivated, yet their open "
+                           "deals are still assigned to them.")
+    assert "Any deal they already closed" in text
+
+
+def test_team_tasks_need_their_manager(demo):
+    state = demo.create_state()
+    del state["users"]["USR-001"]
+    for task_id in ("TASK-004", "TASK-005", "TASK-006"):
+        assert "USR-001, the manager who asks, does not exist." in demo.task_preconditions(load_task(task_id), state)
