@@ -1,4 +1,4 @@
-"""Variant worlds (docs/variants.md): what a variant reset costs against a canonical one.
+"""The demo CRM world's variants (docs/variants.md): a variant reset against a canonical one.
 
 Two measures, each side by side in one process:
 
@@ -54,7 +54,7 @@ def _resets_us(envs: dict[str, SiloEnv], loops: int, repeats: int) -> dict[str, 
 
 
 def bench_demo_variants(sizes: Sizes) -> Table:
-    table = Table("variants: a variant reset, and the variant world alone, vs the canonical ones")
+    table = Table("demo variants: a variant reset, and the variant world alone, vs the canonical ones")
     demo = open_environment("demo", fresh=False)
     module = demo.module
     create_state = module.create_state
