@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
+from .bench_demo_variants import bench_demo_variants
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .bench_variants import bench_variants
@@ -37,6 +38,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "import": bench_import,
     "ray": bench_ray,
     "variants": bench_variants,
+    "demo_variants": bench_demo_variants,
     "view": bench_view,
 }
 BENCHES = [*SCALED, *SINGLE]

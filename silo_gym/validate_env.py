@@ -21,11 +21,13 @@ from .jsonfmt import loads_strict
 from .loader import Environment, find_environment, open_environment
 from .models import Counts, Finding, ValidationReport
 from .scaffold import NOT_IMPLEMENTED_TOOL, NOT_IMPLEMENTED_VERIFIER
+from .validate_variants import VARIANT_FINDING_CODES, check_variants
 
 __all__ = ["FINDING_CODES", "format_report", "validate"]
 
 #: Every finding code, in the order the checks run (silo-format §9.2 and our additions:
-#: tool_name_llm_incompatible, tool_not_implemented, verifier_not_implemented; docs/authoring.md).
+#: tool_name_llm_incompatible, tool_not_implemented, verifier_not_implemented, and the variant
+#: findings of validate_variants, docs/variants.md; docs/authoring.md).
 FINDING_CODES: tuple[str, ...] = (
     "data_dir_missing",
     "data_invalid_json",
@@ -45,6 +47,7 @@ FINDING_CODES: tuple[str, ...] = (
     "verifier_task_mismatch",
     "verifier_not_implemented",
     "task_verifier_unresolved",
+    *VARIANT_FINDING_CODES,
     "no_tasks",
     "no_tools",
     "typecheck_config_invalid",
@@ -261,6 +264,9 @@ def validate(environment: str, cwd: str | os.PathLike[str] | None = None) -> Val
 
         # 12-15. verifiers
         _check_verifiers(run, opened, verifier_items)
+
+        # variants (docs/variants.md): sampled worlds, their integrity and the task hooks
+        check_variants(run, opened)
 
     # 16-17.
     if run.counts["tasks"] == 0:

@@ -274,11 +274,11 @@ def test_regrade_grades_the_replayed_world_with_todays_verifier(tmp_path: Path) 
     run_dir = _record_solver(project, "TASK-003")
     files_before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
 
-    # Today's verifier is stricter: the won amount must be 120000.
+    # Today's verifier is stricter: the won amount must be 2000 above the signed 118000.
     ver = env_dir / "verifiers" / "ver_003.py"
     source = ver.read_text()
-    assert "118000" in source
-    ver.write_text(source.replace("118000", "120000"))
+    assert "amount == signed" in source
+    ver.write_text(source.replace("amount == signed", "amount == signed + 2000"))
 
     done = _cli("regrade", str(run_dir), cwd=project)
     assert done.returncode == 0, done.stderr

@@ -6,6 +6,7 @@ Rounding follows JavaScript (``silo_gym.round2`` / ``silo_gym.js_round``), never
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any, Literal, TypedDict
@@ -45,6 +46,7 @@ __all__ = [
     "sum_money",
     "weighted_amount",
     "won_amount_for",
+    "won_amounts",
     "won_stage",
 ]
 
@@ -195,9 +197,16 @@ def sum_money(amounts: Iterable[Any]) -> dict[str, Any]:
     return money(total)
 
 
+@functools.lru_cache(maxsize=4096)
+def _day_number(d: str) -> int:
+    """The proleptic ordinal of a ``YYYY-MM-DD`` date (cached: a world holds few distinct dates,
+    and reports compare each deal's with today)."""
+    return date.fromisoformat(d).toordinal()
+
+
 def days_between(a: str, b: str) -> int:
     """Whole days from date ``a`` to date ``b`` (first 10 characters of each)."""
-    return (date.fromisoformat(b[:10]) - date.fromisoformat(a[:10])).days
+    return _day_number(b[:10]) - _day_number(a[:10])
 
 
 def add_days(d: str, n: int) -> str:
@@ -317,13 +326,32 @@ def won_amount_for(state: State, user_id: str) -> dict[str, Any]:
     )
 
 
-def quota_attainment_percent(state: State, user: dict[str, Any]) -> float | None:
-    """Won amount over quota, in percent with one decimal (half up); ``None`` for a zero quota."""
+def won_amounts(state: State) -> dict[str, dict[str, Any]]:
+    """``won_amount_for`` of every owner with a won deal, in one pass: each owner's amounts are
+    added in the same order (Money by owner id)."""
+    totals: dict[str, float] = {}
+    for o in state["opportunities"].values():
+        if o["status"] == "won":
+            owner = o["ownerId"]
+            totals[owner] = totals.get(owner, 0) + o["amount"]["amount"]
+    return {owner: money(total) for owner, total in totals.items()}
+
+
+def quota_attainment_percent(
+    state: State, user: dict[str, Any], won: dict[str, dict[str, Any]] | None = None
+) -> float | None:
+    """Won amount over quota, in percent with one decimal (half up); ``None`` for a zero quota.
+
+    ``won`` is ``won_amounts(state)`` when the caller ranks many users (else computed here).
+    """
     quota = user["quota"]["amount"]
     if quota == 0:
         return None
-    won = won_amount_for(state, user["id"])["amount"]
-    return js_round(won / quota * 1000) / 10
+    if won is None:
+        amount = won_amount_for(state, user["id"])["amount"]
+    else:
+        amount = won[user["id"]]["amount"] if user["id"] in won else 0
+    return js_round(amount / quota * 1000) / 10
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,12 @@
 """Reference solver for the demo CRM environment (demo-crm.md §10).
 
-The solver sees only the task instruction. It recognises a task by its marker phrase (checked in
-task order, case-sensitively) and replays a fixed plan of tool calls, reading ids and figures
-from the tool outputs to build its final answer.
+The solver sees only the task instruction and the tool outputs, and it reads, it does not remember:
+it solves the canonical demo tasks and every variant of them (``gym.make(id, variants=True)``,
+docs/variants.md). It recognises a task by a marker phrase of the task's fixed wording (checked in
+task order, case-sensitively), reads the names, ids, amounts, dates and thresholds it needs from
+the instruction, and the records it acts on and the figures it reports from the tool outputs. The
+one thing it brings is the id of the deal TASK-003 closes (``SIGNED_DEAL_ID``), which is the
+task's own entity and the same in every variant.
 
 One plan, two faces:
 
@@ -24,6 +28,7 @@ Run it directly to solve demo tasks through ``silo_gym.run_task`` (each run is r
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 from collections.abc import Callable, Generator
@@ -31,7 +36,7 @@ from typing import Any
 
 from silo_gym import format_number
 
-__all__ = ["CrmSolverPolicy", "MARKERS", "agent", "make_policy", "plan", "run_plan"]
+__all__ = ["MARKERS", "SIGNED_DEAL_ID", "CrmSolverPolicy", "agent", "make_policy", "plan", "run_plan"]
 
 Action = dict[str, Any]
 ToolResult = dict[str, Any]
@@ -60,30 +65,71 @@ def _failed(tool: str, result: ToolResult) -> Action | None:
 
 
 # ---------------------------------------------------------------------------------------------
+# Reading the instruction
+# ---------------------------------------------------------------------------------------------
+
+_ID = r"[A-Z]+-[0-9]+"
+_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_DOLLARS = r"\$([0-9][0-9,]*(?:\.[0-9]+)?)"
+
+
+def _read(pattern: str, text: str) -> re.Match[str] | None:
+    return re.search(pattern, text)
+
+
+def _dollars(text: str) -> int | float:
+    """``12,500`` -> 12500 (an int when whole, as the task states it)."""
+    value = float(text.replace(",", ""))
+    return int(value) if value.is_integer() else value
+
+
+def _unreadable(what: str) -> Action:
+    return _answer(f"I could not read {what} from the instruction, so I changed nothing.")
+
+
+def _deal_name(short_company: str, title: Any) -> str:
+    """A name for the new deal: the company and the area its contact runs
+    (``Head of Field Service`` at ``Acme Freight`` -> ``Acme Freight field service rollout``)."""
+    if isinstance(title, str) and " of " in title:
+        return f"{short_company} {title.split(' of ', 1)[1].lower()} rollout"
+    return f"{short_company} rollout"
+
+
+# ---------------------------------------------------------------------------------------------
 # The six scripts
 # ---------------------------------------------------------------------------------------------
 
 
-def _convert_fjord_lead() -> Plan:
-    """TASK-001: find the Fjord Maritime lead and convert it with a new account and deal."""
-    found = yield _call("search_leads", {"query": "Fjord Maritime"})
+def _convert_qualified_lead(instruction: str) -> Plan:
+    """TASK-001: find the qualified lead by its company, convert it with a new account and a deal
+    at the amount and close date the instruction gives, as the lead's owner."""
+    who = _read(r"(.+?) of (.+?) has been qualified\. (.+?) is not one of our customers yet", instruction)
+    amount = _read(r"deal worth " + _DOLLARS, instruction)
+    close = _read(r"expected close date of (" + _DATE + ")", instruction)
+    owner = _read(r"The lead belongs to .+? \((" + _ID + r")\)", instruction)
+    if who is None or amount is None or close is None or owner is None:
+        yield _unreadable("the lead, the deal terms or the owner")
+        return
+    person, short = who.group(1), who.group(3)
+    found = yield _call("search_leads", {"query": short})
     if (stop := _failed("search_leads", found)) is not None:
         yield stop
         return
     results = found["output"].get("results") or []
-    if not results:
-        yield _answer("I could not find a lead for Fjord Maritime, so nothing was converted.")
+    matches = [r for r in results if r.get("name") == person] or results
+    if not matches:
+        yield _answer(f"I could not find a lead for {short}, so nothing was converted.")
         return
-    lead_id = results[0]["id"]
+    lead = next((r for r in matches if r.get("status") == "qualified"), matches[0])
     converted = yield _call(
         "convert_lead",
         {
-            "leadId": lead_id,
+            "leadId": lead["id"],
             "createOpportunity": True,
-            "opportunityName": "Fjord Maritime vessel operations rollout",
-            "amount": 140000,
-            "expectedCloseDate": "2026-06-30",
-            "actorUserId": "USR-002",
+            "opportunityName": _deal_name(short, lead.get("title")),
+            "amount": _dollars(amount.group(1)),
+            "expectedCloseDate": close.group(1),
+            "actorUserId": owner.group(1),
         },
     )
     if (stop := _failed("convert_lead", converted)) is not None:
@@ -92,22 +138,39 @@ def _convert_fjord_lead() -> Plan:
     out = converted["output"]
     opportunity = out.get("opportunity") or {}
     yield _answer(
-        f"I converted lead {lead_id}: it is now account {out['account']['id']}, "
+        f"I converted lead {lead['id']}: it is now account {out['account']['id']}, "
         f"contact {out['contact']['id']} and open opportunity {opportunity.get('id')}."
     )
 
 
-def _rehome_departed_pipeline() -> Plan:
-    """TASK-002: hand every open deal of USR-004 to USR-003, acting as USR-001."""
-    listed = yield _call("list_opportunities", {"ownerId": "USR-004", "status": "open"})
-    if (stop := _failed("list_opportunities", listed)) is not None:
-        yield stop
+def _rehome_departed_pipeline(instruction: str) -> Plan:
+    """TASK-002: hand every open deal of the departed rep (found by name among the open deals) to
+    the new owner, acting as the user the instruction names."""
+    departed = _read(r"^(.+?) has left the company", instruction)
+    new_owner = _read(r"over to (.+?) \((" + _ID + r")\)", instruction)
+    actor = _read(r"(" + _ID + r")\) is the one making this change", instruction)
+    if departed is None or new_owner is None or actor is None:
+        yield _unreadable("the departed rep, the new owner or who makes the change")
         return
+    theirs: list[str] = []
+    offset = 0
+    while True:
+        page_input: dict[str, Any] = {"status": "open"} if offset == 0 else {"status": "open", "offset": offset}
+        listed = yield _call("list_opportunities", page_input)
+        if (stop := _failed("list_opportunities", listed)) is not None:
+            yield stop
+            return
+        page = listed["output"]
+        results = page.get("results") or []
+        theirs += [o["id"] for o in results if o.get("ownerName") == departed.group(1)]
+        offset += len(results)
+        if not results or offset >= page.get("total", 0):
+            break
     moved: list[str] = []
-    for opp in listed["output"].get("results") or []:
+    for opp_id in theirs:
         result = yield _call(
             "reassign_opportunity",
-            {"opportunityId": opp["id"], "newOwnerId": "USR-003", "actorUserId": "USR-001"},
+            {"opportunityId": opp_id, "newOwnerId": new_owner.group(2), "actorUserId": actor.group(1)},
         )
         if (stop := _failed("reassign_opportunity", result)) is not None:
             yield stop
@@ -117,14 +180,27 @@ def _rehome_departed_pipeline() -> Plan:
         yield _answer("The departed rep had no open opportunities, so nothing needed moving.")
         return
     listed_ids = moved[0] if len(moved) == 1 else ", ".join(moved[:-1]) + " and " + moved[-1]
-    yield _answer(f"I handed {listed_ids} over to Priya Nair (USR-003); they remain open.")
+    yield _answer(f"I handed {listed_ids} over to {new_owner.group(1)} ({new_owner.group(2)}); they remain open.")
 
 
-def _book_lumen_win() -> Plan:
-    """TASK-003: close OPP-007 won at the contracted figure and log a note about the contract."""
+#: The deal TASK-003 is about. The one fact the solver brings: the task's entity, the same deal in
+#: every variant (only its name, account, owner and amounts change), and the golden run pins two
+#: calls, which leaves no room to look it up.
+SIGNED_DEAL_ID = "OPP-007"
+
+
+def _book_signed_win(instruction: str) -> Plan:
+    """TASK-003: close the deal won at the contracted figure the instruction gives and log a note
+    about the signed contract, as the deal's owner."""
+    signed = _read(r"for " + _DOLLARS + r", which is not the figure", instruction)
+    owner = _read(r"\((" + _ID + r")\) owns this deal", instruction)
+    if signed is None or owner is None:
+        yield _unreadable("the signed amount or the deal's owner")
+        return
+    actor = owner.group(1)
     closed = yield _call(
         "close_opportunity_won",
-        {"opportunityId": "OPP-007", "finalAmount": 118000, "actorUserId": "USR-005"},
+        {"opportunityId": SIGNED_DEAL_ID, "finalAmount": _dollars(signed.group(1)), "actorUserId": actor},
     )
     if (stop := _failed("close_opportunity_won", closed)) is not None:
         yield stop
@@ -137,9 +213,9 @@ def _book_lumen_win() -> Plan:
             "subject": "Signed contract received",
             "relatedType": "opportunity",
             "relatedId": deal["id"],
-            "ownerId": "USR-005",
-            "notes": "The signed point-of-sale contract came back today at the contracted amount.",
-            "actorUserId": "USR-005",
+            "ownerId": actor,
+            "notes": "The signed contract came back today at the contracted amount.",
+            "actorUserId": actor,
         },
     )
     if (stop := _failed("log_activity", logged)) is not None:
@@ -152,22 +228,32 @@ def _book_lumen_win() -> Plan:
     )
 
 
-def _weighted_pipeline() -> Plan:
-    """TASK-004: read the weighted total of the open pipeline from the forecast report."""
-    report = yield _call("forecast_report", {})
+def _weighted_pipeline(instruction: str) -> Plan:
+    """TASK-004: read the weighted total of the open pipeline from the forecast report, up to the
+    cut-off date when the instruction gives one."""
+    cutoff = _read(r"expected to close on or before (" + _DATE + ")", instruction)
+    report = yield _call("forecast_report", {} if cutoff is None else {"closingOnOrBefore": cutoff.group(1)})
     if (stop := _failed("forecast_report", report)) is not None:
         yield stop
         return
-    weighted = report["output"]["weightedAmount"]["amount"]
-    # The figure must be the last number in the text, and no other number may appear.
-    yield _answer(
-        f"The probability-weighted value of all open deals across the team is ${format_number(weighted)}."
-    )
+    weighted = format_number(report["output"]["weightedAmount"]["amount"])
+    # The figure must be the last number in the text.
+    if cutoff is None:
+        yield _answer(f"The probability-weighted value of all open deals across the team is ${weighted}.")
+    else:
+        yield _answer(
+            f"The probability-weighted value of the open deals across the team expected to close "
+            f"on or before {cutoff.group(1)} is ${weighted}."
+        )
 
 
-def _most_stalled_rep() -> Plan:
-    """TASK-005: the owner at the top of the stale-deal count."""
-    report = yield _call("stale_opportunities", {})
+def _most_stalled_rep(instruction: str) -> Plan:
+    """TASK-005: the owner at the top of the stale-deal count, at the instruction's threshold."""
+    days = _read(r"more than ([0-9]+) days", instruction)
+    if days is None:
+        yield _unreadable("how many days make a deal stalled")
+        return
+    report = yield _call("stale_opportunities", {"thresholdDays": int(days.group(1))})
     if (stop := _failed("stale_opportunities", report)) is not None:
         yield stop
         return
@@ -180,7 +266,7 @@ def _most_stalled_rep() -> Plan:
     yield _answer(f"{name} has the most stalled open deals: {format_number(top['count'])} of them.")
 
 
-def _weakest_active_rep() -> Plan:
+def _weakest_active_rep(instruction: str) -> Plan:
     """TASK-006: the active rep with the lowest non-null quota attainment."""
     report = yield _call("rep_performance", {"activeOnly": True})
     if (stop := _failed("rep_performance", report)) is not None:
@@ -202,11 +288,12 @@ def _weakest_active_rep() -> Plan:
     )
 
 
-#: Marker phrases in task order (TASK-001 first), each with its script.
-MARKERS: list[tuple[str, Callable[[], Plan]]] = [
-    ("Fjord Maritime", _convert_fjord_lead),
-    ("Tomas Bergstrom", _rehome_departed_pipeline),
-    ("Lumen Retail", _book_lumen_win),
+#: Marker phrases in task order (TASK-001 first), each with its script. They are the fixed wording
+#: of each task's instruction, present in the canonical task and in every variant of it.
+MARKERS: list[tuple[str, Callable[[str], Plan]]] = [
+    ("has been qualified.", _convert_qualified_lead),
+    ("has left the company", _rehome_departed_pipeline),
+    ("has signed the", _book_signed_win),
     ("probability-weighted", _weighted_pipeline),
     ("not moved stage", _most_stalled_rep),
     ("quota attainment", _weakest_active_rep),
@@ -219,7 +306,7 @@ def plan(instruction: str) -> Plan:
     text = instruction if isinstance(instruction, str) else ""
     for phrase, script in MARKERS:
         if phrase in text:
-            yield from script()
+            yield from script(text)
             return
     yield _answer(NO_SCRIPT_ANSWER)
 

@@ -52,19 +52,20 @@ def test_authoring_guide_runs(project: Path, cli) -> None:
                                       capture_output=True, text=True, timeout=120)
                 assert done.returncode == 0, done.stderr
                 ran_python += 1
-    assert ran_python == 2
+    assert ran_python == 3
 
 
 def test_the_guide_documents_every_finding_code() -> None:
     import inspect
 
-    from silo_gym import validate_env
+    from silo_gym import validate_env, validate_variants
 
     table = re.findall(r"^\| `([a-z_]+)` \| (error|warning) \|", GUIDE.read_text(encoding="utf-8"), re.MULTILINE)
     codes = [code for code, _ in table]
     assert codes == [c for c in validate_env.FINDING_CODES if c != "typecheck_config_invalid"]
-    source = inspect.getsource(validate_env)
+    source = inspect.getsource(validate_env) + inspect.getsource(validate_variants)
     emitted = set(re.findall(r'run\.(?:error|warning)\(\s*"([a-z_]+)"', source))
     emitted |= set(re.findall(r'guard\([^()]*"([a-z_]+)"', source))
+    emitted |= set(re.findall(r'\.add\(\s*"(?:error|warning)",\s*"([a-z_]+)"', source))
     assert emitted <= set(validate_env.FINDING_CODES)
     assert emitted == set(codes)  # every documented code is emitted somewhere

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from silo_gym import canonical, format_number
 
 __all__ = ["final_number", "mentions", "numbers_in", "show", "states_number", "untouched"]
@@ -57,5 +59,15 @@ def show(value: Any) -> str:
 
 def untouched(final_state: Any, initial_state: Any) -> bool:
     """True when the final state's canonical compact JSON equals the initial one's, key order
-    included (silo-format §8)."""
+    included (silo-format §8).
+
+    Equal orjson bytes mean equal canonical bytes (same keys in the same order, same values of the
+    same types), so an untouched world, the common case, is settled by orjson; anything else (a
+    difference, or a value orjson refuses) goes through the canonical serializer.
+    """
+    try:
+        if orjson.dumps(final_state) == orjson.dumps(initial_state):
+            return True
+    except (TypeError, orjson.JSONEncodeError):
+        pass
     return canonical(final_state) == canonical(initial_state)

@@ -1,5 +1,6 @@
-"""VER-001 (TASK-001): LEAD-004 converted into a fresh account, a contact and a $140,000 deal
-closing 2026-06-30 (demo-crm.md §9.2)."""
+"""VER-001 (TASK-001): LEAD-004 converted into a fresh account, a contact and a deal at the amount
+and close date the task gives (demo-crm.md §9.2): $140,000 closing 2026-06-30 in the canonical
+world, a variant's own figures otherwise (``scenario.task_parameters``)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ from typing import Any
 
 from silo_gym import check, define_verifier, optional
 
+from ..scenario import task_parameters
 from .shared import show
 
 LEAD_ID = "LEAD-004"
-AMOUNT = 140000
-CLOSE_DATE = "2026-06-30"
 
 
 def _record(state: Any, collection: str, record_id: Any) -> dict | None:
@@ -29,6 +29,8 @@ def _amount_of(opp: dict) -> Any:
 
 
 def _check(final: Any, initial: Any, context: Any) -> list:
+    terms = task_parameters("TASK-001", initial)  # the task's own figures, read from its world
+    want_amount, want_close = terms["amount"], terms["closeDate"]
     lead = _record(final, "leads", LEAD_ID)
     account_id = lead.get("convertedAccountId") if lead else None
     contact_id = lead.get("convertedContactId") if lead else None
@@ -59,20 +61,20 @@ def _check(final: Any, initial: Any, context: Any) -> list:
         opp is not None
         and isinstance(amount, int | float)
         and not isinstance(amount, bool)
-        and amount == AMOUNT
+        and amount == want_amount
     )
     amount_detail = (
-        f"amount is {show(amount)}; expected {show(AMOUNT)}"
+        f"amount is {show(amount)}; expected {show(want_amount)}"
         if opp
-        else f"no converted opportunity; expected an amount of {show(AMOUNT)}"
+        else f"no converted opportunity; expected an amount of {show(want_amount)}"
     )
 
     # 4. Close date.
     close = opp.get("expectedCloseDate") if opp else None
     close_detail = (
-        f"expectedCloseDate is {show(close)}; expected {CLOSE_DATE}"
+        f"expectedCloseDate is {show(close)}; expected {want_close}"
         if opp
-        else f"no converted opportunity; expected a close date of {CLOSE_DATE}"
+        else f"no converted opportunity; expected a close date of {want_close}"
     )
 
     # 5. Source lead.
@@ -136,10 +138,10 @@ def _check(final: Any, initial: Any, context: Any) -> list:
     return [
         check(f"{LEAD_ID} is converted", lead is not None and status == "converted", status_detail),
         check("The conversion created an opportunity", opp is not None, opp_detail),
-        check(f"The new opportunity is worth {show(AMOUNT)}", amount_ok, amount_detail),
+        check(f"The new opportunity is worth {show(want_amount)}", amount_ok, amount_detail),
         check(
-            f"The new opportunity is expected to close on {CLOSE_DATE}",
-            opp is not None and close == CLOSE_DATE,
+            f"The new opportunity is expected to close on {want_close}",
+            opp is not None and close == want_close,
             close_detail,
         ),
         check(
@@ -158,6 +160,6 @@ def _check(final: Any, initial: Any, context: Any) -> list:
 ver_001 = define_verifier(
     id="VER-001",
     task_id="TASK-001",
-    name="Fjord Maritime lead converted with a new account and deal",
+    name="Qualified lead LEAD-004 converted with a new account and deal",
     check=_check,
 )

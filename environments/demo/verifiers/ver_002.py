@@ -81,6 +81,6 @@ def _check(final: Any, initial: Any, context: Any) -> list:
 ver_002 = define_verifier(
     id="VER-002",
     task_id="TASK-002",
-    name="Departed rep's open pipeline rehomed to Priya Nair",
+    name="Departed rep USR-004's open pipeline rehomed to USR-003",
     check=_check,
 )

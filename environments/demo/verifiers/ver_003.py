@@ -1,5 +1,6 @@
-"""VER-003 (TASK-003): OPP-007 closed won at the signed $118,000, today, with a note logged on it
-(demo-crm.md §9.4)."""
+"""VER-003 (TASK-003): OPP-007 closed won at the signed figure the task gives ($118,000 in the
+canonical world, a variant's own otherwise: ``scenario.task_parameters``), today, with a note
+logged on it (demo-crm.md §9.4)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from typing import Any
 
 from silo_gym import check, define_verifier, optional
 
+from ..scenario import task_parameters
 from ..state import won_stage
 from .shared import show
 
 OPP_ID = "OPP-007"
-AMOUNT = 118000
 
 
 def _collection(state: Any, key: str) -> dict:
@@ -24,6 +25,7 @@ def _field(record: Any, key: str) -> Any:
 
 
 def _check(final: Any, initial: Any, context: Any) -> list:
+    signed = task_parameters("TASK-003", initial)["signedAmount"]  # the task's figure, from its world
     now = final.get("now")
     won = won_stage(final)
     won_id = _field(won, "id")
@@ -33,7 +35,7 @@ def _check(final: Any, initial: Any, context: Any) -> list:
     status = _field(opp, "status")
     money = _field(opp, "amount")
     amount = _field(money, "amount")
-    amount_ok = isinstance(amount, int | float) and not isinstance(amount, bool) and amount == AMOUNT
+    amount_ok = isinstance(amount, int | float) and not isinstance(amount, bool) and amount == signed
     stage_id = _field(opp, "stageId")
     closed = _field(opp, "closedDate")
 
@@ -62,9 +64,9 @@ def _check(final: Any, initial: Any, context: Any) -> list:
             f"status is {show(status)}; expected won" if opp else missing,
         ),
         check(
-            f"{OPP_ID} is booked at the signed {show(AMOUNT)}",
+            f"{OPP_ID} is booked at the signed {show(signed)}",
             opp is not None and amount_ok,
-            f"amount is {show(amount)}; expected {show(AMOUNT)}" if opp else missing,
+            f"amount is {show(amount)}; expected {show(signed)}" if opp else missing,
         ),
         check(
             f"{OPP_ID} sits in the closed-won stage",
@@ -97,6 +99,6 @@ def _check(final: Any, initial: Any, context: Any) -> list:
 ver_003 = define_verifier(
     id="VER-003",
     task_id="TASK-003",
-    name="Lumen point-of-sale deal booked as won at the contract figure",
+    name="OPP-007 booked as won at the signed figure",
     check=_check,
 )

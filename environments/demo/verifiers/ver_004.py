@@ -1,5 +1,7 @@
 """VER-004 (TASK-004): the answer states the probability-weighted value of the open pipeline,
-derived from the initial state (demo-crm.md §9.5)."""
+derived from the initial state (demo-crm.md §9.5). A variant's task may limit it to the deals
+expected to close on or before a cut-off date (``scenario.task_parameters``); the canonical task
+has none."""
 
 from __future__ import annotations
 
@@ -7,19 +9,27 @@ from typing import Any
 
 from silo_gym import check, define_verifier, optional
 
+from ..scenario import task_parameters
 from ..state import sum_money, weighted_amount
 from .shared import final_number, show, states_number, untouched
 
 
-def expected_weighted_pipeline(state: Any) -> float:
-    """The sum of the rounded weighted amounts of the open opportunities, in id order."""
-    open_opps = [o for o in state["opportunities"].values() if o.get("status") == "open"]
+def expected_weighted_pipeline(state: Any, closing_on_or_before: str | None = None) -> float:
+    """The sum of the rounded weighted amounts of the open opportunities, in id order; only those
+    expected to close on or before ``closing_on_or_before`` when it is given."""
+    open_opps = [
+        o
+        for o in state["opportunities"].values()
+        if o.get("status") == "open"
+        and (closing_on_or_before is None or str(o.get("expectedCloseDate")) <= closing_on_or_before)
+    ]
     return sum_money([weighted_amount(state, o)["amount"] for o in open_opps])["amount"]
 
 
 def _check(final: Any, initial: Any, context: Any) -> list:
     out = context.agent_output
-    expected = expected_weighted_pipeline(initial)
+    cutoff = task_parameters("TASK-004", initial)["closingOnOrBefore"]
+    expected = expected_weighted_pipeline(initial, cutoff)
     last = final_number(out)
     last_text = show(last) if last is not None else "none"
     same = untouched(final, initial)

@@ -1,5 +1,6 @@
-"""VER-005 (TASK-005): the answer names the rep with the most deals stuck in stage for over 30
-days, and the count, derived from the initial state (demo-crm.md §9.6)."""
+"""VER-005 (TASK-005): the answer names the rep with the most deals stuck in stage for over the
+task's threshold (30 days in the canonical task, a variant's own otherwise:
+``scenario.task_parameters``), and the count, derived from the initial state (demo-crm.md §9.6)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,17 @@ from typing import Any
 
 from silo_gym import check, define_verifier, optional
 
-from ..state import is_stale
+from ..scenario import task_parameters
+from ..state import STALE_STAGE_DAYS, is_stale
 from .shared import mentions, numbers_in, show, states_number, untouched
 
-THRESHOLD_DAYS = 30
 
-
-def stale_counts(state: Any) -> list[tuple[str, int]]:
-    """``(ownerId, count)`` of stale opportunities per owner: count descending, then owner id."""
+def stale_counts(state: Any, threshold_days: int = STALE_STAGE_DAYS) -> list[tuple[str, int]]:
+    """``(ownerId, count)`` of the opportunities stale at ``threshold_days``, per owner: count
+    descending, then owner id."""
     counts: dict[str, int] = {}
     for opp in state["opportunities"].values():
-        if is_stale(state, opp, THRESHOLD_DAYS):
+        if is_stale(state, opp, threshold_days):
             owner = opp.get("ownerId")
             counts[owner] = counts.get(owner, 0) + 1
     return sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
@@ -30,7 +31,7 @@ def _numbers_text(text: str) -> str:
 
 def _check(final: Any, initial: Any, context: Any) -> list:
     out = context.agent_output
-    ranking = stale_counts(initial)
+    ranking = stale_counts(initial, task_parameters("TASK-005", initial)["thresholdDays"])
     top = ranking[0] if ranking else None
     runner_up = ranking[1] if len(ranking) > 1 else None
     expected_name = ""

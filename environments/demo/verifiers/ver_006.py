@@ -7,17 +7,18 @@ from typing import Any
 
 from silo_gym import check, define_verifier, optional
 
-from ..state import quota_attainment_percent
+from ..state import quota_attainment_percent, won_amounts
 from .shared import mentions, numbers_in, show, states_number, untouched
 
 
 def attainment_ranking(state: Any) -> list[tuple[float, str, str]]:
     """``(percent, userId, name)`` for the active reps with a quota, lowest percent first, then id."""
     ranked = []
+    won = won_amounts(state)
     for user in state["users"].values():
         quota = user.get("quota") or {}
         if user.get("role") == "rep" and user.get("active") is True and (quota.get("amount") or 0) > 0:
-            ranked.append((quota_attainment_percent(state, user), user["id"], user.get("name")))
+            ranked.append((quota_attainment_percent(state, user, won), user["id"], user.get("name")))
     return sorted(ranked, key=lambda item: (item[0], item[1]))
 
 

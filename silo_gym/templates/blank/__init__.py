@@ -1,4 +1,9 @@
-"""A Silo environment: the runtime needs create_state, bind_tools and verifiers."""
+"""A Silo environment: the runtime needs create_state, bind_tools and verifiers.
+
+To make it a family of variant worlds, give create_state its variant parameter (see
+environment.py) and export the optional hooks render_instruction, task_preconditions
+and world_problems here too (docs/variants.md).
+"""
 
 from __future__ import annotations
 
