@@ -140,7 +140,7 @@ class SiloTextEnv(BaseTextEnv):
             "passed": info["passed"],
             "result": info["result"],
             "state_diff": info["state_diff"],
-            "run_dir": info.get("run_dir"),
+            "run_dir": info.get("run_dir", getattr(self.env, "run_dir", None)),
             "observation": obs,
         }
         return BaseTextEnvStepOutput(observations=[], reward=float(reward), done=True, metadata=metadata)

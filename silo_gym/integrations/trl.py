@@ -199,9 +199,12 @@ def tool_signature(tool: Mapping[str, Any]) -> tuple[inspect.Signature, dict[str
     the prefix ``arg_`` and the suffix ``_``; the method maps them back.
     """
     name = str(tool.get("name", ""))
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), Mapping) else {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+    raw = tool.get("inputSchema")
+    schema: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    raw = schema.get("properties")
+    properties: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    raw = schema.get("required")
+    required = set(raw) if isinstance(raw, list) else set()
     taken: set[str] = set()
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)]
     annotations: dict[str, Any] = {}
@@ -380,7 +383,7 @@ class SiloToolEnvironment:
                     actions.append({"tool": "", "input": copy.deepcopy(call)})
                     continue
                 name, arguments = function.get("name"), function.get("arguments")
-                if name not in self.tool_names:
+                if not isinstance(name, str) or name not in self.tool_names:
                     actions.append({"tool": name, "input": copy.deepcopy(arguments)})
                 elif not isinstance(arguments, Mapping):
                     actions.append({"tool": self.tool_names[name], "input": copy.deepcopy(arguments)})

@@ -131,7 +131,7 @@ def _check_odd_names() -> None:
                                     "tool_2fa_check": "2fa.check"}
     env = cls()
     env.reset(task_id="TASK-001")
-    schema = get_json_schema(getattr(env, "get_user"))["function"]
+    schema = get_json_schema(env.get_user)["function"]
     assert schema["description"] == "Returns : things. Args : none."
     props = schema["parameters"]["properties"]
     assert list(props) == ["first_name", "class_", "tags", "address", "mode"]
@@ -139,7 +139,7 @@ def _check_odd_names() -> None:
     assert props["class_"]["nullable"] is True and props["tags"] == {"type": "array", "items": {"type": "string"},
                                                                        "description": "The tags value."}
     assert '"city"' in props["address"]["description"] and props["mode"]["enum"] == ["fast"]
-    assert get_json_schema(getattr(env, "tool_2fa_check"))["function"]["description"] == "Call the 2fa.check tool."
+    assert get_json_schema(env.tool_2fa_check)["function"]["description"] == "Call the 2fa.check tool."
     # mapped parameter names go back to the schema's names; others pass through as written
     out = json.loads(env.get_user(first_name="Ada", **{"class": "x"}))
     assert out == {"output": {"first-name": "Ada", "class": "x"}}

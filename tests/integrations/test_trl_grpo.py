@@ -23,6 +23,7 @@ from trl.chat_template_utils import is_chat_template_prefix_preserving, qwen3_te
 
 from silo_gym import data
 from silo_gym.integrations import trl as silo_trl
+
 from ._helpers import load_solver
 
 TASKS = ["silo/demo-TASK-005", "silo/demo-TASK-006"]
