@@ -21,3 +21,15 @@ def load_solver() -> Any:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def load_training_example() -> Any:
+    """``examples/train_grpo_trl.py`` as a module: the tiny model, tokenizer and chat template."""
+    name = "_train_grpo_trl_example"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / "train_grpo_trl.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]

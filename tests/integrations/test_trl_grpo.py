@@ -15,82 +15,25 @@ import statistics
 from typing import Any
 
 import pytest
-import torch
-from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM, TrainerCallback
-from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
-from trl.chat_template_utils import is_chat_template_prefix_preserving, qwen3_template, supports_tool_calling
 
-from silo_gym import data
-from silo_gym.integrations import trl as silo_trl
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+from transformers import TrainerCallback  # noqa: E402
+from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer  # noqa: E402
+from trl.chat_template_utils import is_chat_template_prefix_preserving, supports_tool_calling  # noqa: E402
 
-from ._helpers import load_solver
+from silo_gym import data  # noqa: E402
+from silo_gym.integrations import trl as silo_trl  # noqa: E402
+
+from ._helpers import load_solver, load_training_example  # noqa: E402
+
+#: The tiny model, tokenizer, chat template and CPU settings come from the example.
+EXAMPLE = load_training_example()
 
 TASKS = ["silo/demo-TASK-005", "silo/demo-TASK-006"]
 NUM_GENERATIONS = 4
 GRPO_STEPS = 3
 MAX_COMPLETION_LENGTH = 1536
-#: Plain float32 on CPU: TRL's configs default to bf16 autocast and gradient checkpointing, which
-#: a tiny CPU model only pays for (bf16 sampling also derails its generations).
-CPU = {"bf16": False, "gradient_checkpointing": False}
-
-#: A Hermes-style chat template (the tool-call format of Qwen 2.5, which TRL's response parser
-#: reads) that lists only the tool names, to keep prompts short for a CPU run. The assistant turn
-#: is marked with {% generation %} so SFT can train on assistant tokens only.
-CHAT_TEMPLATE = """\
-{%- set ns = namespace(first=0) -%}
-{{- '<|im_start|>system\\n' -}}
-{%- if messages and messages[0]['role'] == 'system' -%}
-{{- messages[0]['content'] + '\\n' -}}
-{%- set ns.first = 1 -%}
-{%- endif -%}
-{%- if tools -%}
-{{- '# Tools\\n' -}}
-{%- for tool in tools -%}
-{%- set fn = tool['function'] if tool['function'] is defined else tool -%}
-{{- fn['name'] + '\\n' -}}
-{%- endfor -%}
-{%- endif -%}
-{{- '<|im_end|>\\n' -}}
-{%- for message in messages[ns.first:] -%}
-{%- if message['role'] == 'assistant' -%}
-{{- '<|im_start|>assistant\\n' -}}
-{%- generation -%}
-{%- if message['content'] -%}{{- message['content'] -}}{%- endif -%}
-{%- for call in message['tool_calls'] or [] -%}
-{%- set fn = call['function'] if call['function'] is defined else call -%}
-{{- '<tool_call>\\n{"name": "' + fn['name'] + '", "arguments": ' + (fn['arguments'] | tojson) + '}\\n</tool_call>' -}}
-{%- endfor -%}
-{{- '<|im_end|>' -}}
-{%- endgeneration -%}
-{{- '\\n' -}}
-{%- else -%}
-{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' -}}
-{%- endif -%}
-{%- endfor -%}
-{%- if add_generation_prompt -%}
-{{- '<|im_start|>assistant\\n' -}}
-{%- endif -%}
-"""
-
-
-def _tokenizer(texts: list[str]) -> PreTrainedTokenizerFast:
-    """A byte-level BPE tokenizer trained on ``texts``, with the chat template above."""
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=2000, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    backend.train_from_iterator(texts, trainer=trainer)
-    # Like Qwen's: the tool-call tags are single tokens that stay in decoded text.
-    backend.add_tokens([AddedToken(t, special=False) for t in ("<tool_call>", "</tool_call>")])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                        padding_side="left")
-    tokenizer.chat_template = CHAT_TEMPLATE
-    tokenizer.response_template = qwen3_template  # parses <tool_call>{"name", "arguments"}</tool_call>
-    return tokenizer
-
-
 class _WeightWatch(TrainerCallback):  # type: ignore[misc]
     """Records, per optimizer step, whether any parameter changed."""
 
@@ -120,21 +63,13 @@ def grpo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         rows = data.collect(TASKS, solver.make_policy, episodes_per_task=1)
         sft = silo_trl.sft_dataset(rows, env_class)
 
-        bootstrap = _tokenizer(["x"])
-        texts = [bootstrap.apply_chat_template(r["messages"], tools=json.loads(r["tools"]), tokenize=False) for r in sft]
-        tokenizer = _tokenizer(texts)
+        model, tokenizer = EXAMPLE.tiny_model_and_tokenizer(sft)
         assert supports_tool_calling(tokenizer) and is_chat_template_prefix_preserving(tokenizer)
-
-        config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-                             tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
-                             pad_token_id=tokenizer.pad_token_id, bos_token_id=None)
-        model = Qwen2ForCausalLM(config)
 
         sft_args = SFTConfig(output_dir=str(tmp / "sft"), max_steps=100, learning_rate=1e-2, lr_scheduler_type="constant",
                              per_device_train_batch_size=2, assistant_only_loss=True, max_length=None,
-                             save_strategy="no", report_to=[], logging_steps=10, use_cpu=True, seed=0,
-                             disable_tqdm=True, **CPU)
+                             save_strategy="no", report_to=[], logging_steps=10, seed=0,
+                             disable_tqdm=True, **EXAMPLE.CPU_ARGS)
         sft_trainer = SFTTrainer(model=model, args=sft_args, train_dataset=sft, processing_class=tokenizer)
         sft_trainer.train()
 
@@ -152,7 +87,7 @@ def grpo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                weight_decay=0.0, per_device_train_batch_size=2 * NUM_GENERATIONS,
                                num_generations=NUM_GENERATIONS, max_completion_length=MAX_COMPLETION_LENGTH,
                                max_tool_calling_iterations=3, temperature=1.5, logging_steps=1, save_strategy="no",
-                               report_to=[], use_cpu=True, seed=0, disable_tqdm=True, **CPU)
+                               report_to=[], seed=0, disable_tqdm=True, **EXAMPLE.CPU_ARGS)
         trainer = GRPOTrainer(model=sft_trainer.model, reward_funcs=silo_reward, args=grpo_args,
                               train_dataset=silo_trl.dataset(TASKS, repeats=4), processing_class=tokenizer,
                               environment_factory=env_class, callbacks=[watch])
