@@ -133,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     import torch
+    from transformers import PrinterCallback
     from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
     from silo_gym import data
@@ -168,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                        lr_scheduler_type="constant", per_device_train_batch_size=2, assistant_only_loss=assistant_only,
                        max_length=None, logging_steps=max(1, args.sft_steps // 5), **common),
     )
+    sft_trainer.remove_callback(PrinterCallback)  # print our own summary, not every log dict
     sft_trainer.train()
     losses = [f"{e['loss']:.3f}" for e in sft_trainer.state.log_history if "loss" in e]
     print(f"SFT loss: {' -> '.join(losses)}")
@@ -189,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                         max_completion_length=args.max_completion_length, max_tool_calling_iterations=8,
                         temperature=args.temperature, logging_steps=1, **common),
     )
+    trainer.remove_callback(PrinterCallback)
     trainer.train()
     for step in range(args.steps):
         chunk = rewards[step * per_step:(step + 1) * per_step]
