@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     per_step = 2 * args.num_generations
     trainer = GRPOTrainer(
         model=sft_trainer.model, processing_class=tokenizer, reward_funcs=silo_reward,
-        train_dataset=silo_trl.dataset(args.tasks, repeats=max(1, args.steps), seed=args.seed),
+        train_dataset=silo_trl.dataset(args.tasks, repeats=2 * args.steps, seed=args.seed),  # 2 prompts a step
         environment_factory=env_class,
         args=GRPOConfig(output_dir=f"{output_dir}/grpo", max_steps=args.steps, learning_rate=1e-3 if not args.model else 1e-6,
                         beta=0.0, per_device_train_batch_size=per_step, num_generations=args.num_generations,

@@ -18,7 +18,8 @@ def test_the_grpo_example_prints_a_mean_reward_per_step_and_records_runs(tmp_pat
     runs = tmp_path / "runs"
     proc = subprocess.run(
         [sys.executable, str(REPO_ROOT / "examples" / "train_grpo_trl.py"), "--tasks", "silo/demo-TASK-004",
-         "--sft-steps", "2", "--steps", "1", "--num-generations", "2", "--runs-dir", str(runs),
+         "--sft-steps", "2", "--steps", "1", "--num-generations", "2", "--max-completion-length", "256",
+         "--runs-dir", str(runs),
          "--output-dir", str(tmp_path / "out")],
         cwd=tmp_path, capture_output=True, text=True, timeout=240, env=subprocess_env(TRL_EXPERIMENTAL_SILENCE="1"),
     )
