@@ -4,6 +4,7 @@
   (``backend="local"``) or on a Ray cluster (``backend="ray"``, the ``silo-gym[ray]`` extra;
   :mod:`silo_gym.data.ray_backend`); :func:`iter_collect` yields the rows as episodes finish;
 - :func:`preference_pairs` turns rows into chosen/rejected pairs (TRL's conversational layout);
+- :func:`sft_rows` turns successful rows into conversational SFT rows with a ``tools`` column;
 - :func:`write` / :func:`read` store rows as JSONL, Parquet and a Hugging Face ``datasets.Dataset``.
 
 ``pyarrow`` and ``datasets`` (the ``silo-gym[data]`` extra) are imported only to write or read
@@ -25,6 +26,7 @@ from .collect import (
 )
 from .io import FORMATS, read, write
 from .pairs import PAIR_COLUMNS, preference_pairs
+from .sft import SFT_COLUMNS, sft_rows
 
 __all__ = [
     "BACKENDS",
@@ -32,6 +34,7 @@ __all__ = [
     "FORMATS",
     "PAIR_COLUMNS",
     "RandomPolicy",
+    "SFT_COLUMNS",
     "collect",
     "episode_seed",
     "failed_row",
@@ -39,6 +42,7 @@ __all__ = [
     "preference_pairs",
     "read",
     "resolve_policy",
+    "sft_rows",
     "transcript_messages",
     "write",
 ]
