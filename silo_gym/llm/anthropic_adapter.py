@@ -125,7 +125,14 @@ def anthropic_acomplete(model: str, *, base_url: str | None = None, api_key: str
                 found = clients[loop] = sdk.AsyncAnthropic(base_url=base_url, api_key=_key(api_key), max_retries=0)
             return found
 
+        async def aclose() -> None:
+            found = clients.pop(asyncio.get_running_loop(), None)
+            if found is not None:
+                await found.close()
+
     async def complete(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         return _reply(await get_client().messages.create(**_request(model, params, messages, tools)), model)
 
+    if client is None:
+        complete.aclose = aclose  # type: ignore[attr-defined]
     return complete

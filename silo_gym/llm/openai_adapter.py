@@ -109,7 +109,7 @@ def openai_complete(base_url: str | None, model: str, api_key: str | None = None
     return complete_text
 
 
-def _async_client(base_url: str | None, api_key: str | None) -> Callable[[], Any]:
+def _async_client(base_url: str | None, api_key: str | None) -> Any:
     """A getter of one ``openai.AsyncOpenAI`` per running event loop (an HTTP pool belongs to one
     loop). The SDK's own retries are off: the policy retries and counts (``RetryPolicy``)."""
     try:
@@ -126,6 +126,12 @@ def _async_client(base_url: str | None, api_key: str | None) -> Callable[[], Any
             client = clients[loop] = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
         return client
 
+    async def aclose() -> None:
+        client = clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
+    get.aclose = aclose  # type: ignore[attr-defined]
     return get
 
 
@@ -165,7 +171,7 @@ def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = 
 
         return lean_acomplete("openai", base_url, model, api_key=api_key, api=api,
                               max_connections=max_connections, **params)
-    get_client: Callable[[], Any] = (lambda: client) if client is not None else _async_client(base_url, api_key)
+    get_client: Any = (lambda: client) if client is not None else _async_client(base_url, api_key)
 
     async def complete_chat(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         kwargs = dict(params)
@@ -188,8 +194,7 @@ def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = 
         content = response.choices[0].message.content or ""
         return ModelReply(content, usage=_usage(response), model=getattr(response, "model", None) or model)
 
-    if api == "chat":
-        return complete_chat
-    if api == "responses":
-        return complete_responses
-    return complete_text
+    chosen: Any = {"chat": complete_chat, "responses": complete_responses, "text": complete_text}[api]
+    if client is None:  # ours to close: the SDK client of the running loop
+        chosen.aclose = get_client.aclose
+    return chosen  # type: ignore[no-any-return]

@@ -78,6 +78,7 @@ __all__ = [
     "EpisodeLoop",
     "EpisodeMeter",
     "ModelReply",
+    "aclose_model",
     "adrive",
     "drive",
     "is_async_callable",
@@ -205,6 +206,15 @@ def run_coroutine(coro: Awaitable[Episode]) -> Episode:
         close()
     raise RuntimeError("run_episode() was called inside a running event loop with an async model function; "
                        "use `await policy.arun_episode(env, ...)` there.")
+
+
+async def aclose_model(complete: Any) -> None:
+    """Close what a model function holds on the running loop (its ``aclose()``, if any)."""
+    close = getattr(complete, "aclose", None)
+    if callable(close):
+        result = close()
+        if inspect.isawaitable(result):
+            await result
 
 
 def _meter() -> EpisodeMeter:
@@ -496,8 +506,18 @@ class ChatPolicy:
         a running event loop: use :meth:`arun_episode`).
         """
         if self.is_async:
-            return run_coroutine(self.arun_episode(env, seed=seed, options=options))
+            return run_coroutine(self._arun_once(env, seed, options))
         return drive(self.steps(env, seed, options), self.complete, self.retry)
+
+    async def _arun_once(self, env: Any, seed: int | None, options: dict[str, Any] | None) -> Episode:
+        try:
+            return await self.arun_episode(env, seed=seed, options=options)
+        finally:
+            await self.aclose()  # the loop of asyncio.run ends with this episode
+
+    async def aclose(self) -> None:
+        """Close the model function's connections on the running loop (``complete.aclose()``)."""
+        await aclose_model(self.complete)
 
     async def arun_episode(self, env: Any, *, seed: int | None = None,
                            options: dict[str, Any] | None = None) -> Episode:

@@ -35,6 +35,7 @@ from .policy import (
     EpisodeLoop,
     RetryPolicy,
     Steps,
+    aclose_model,
     adrive,
     drive,
     is_async_callable,
@@ -201,8 +202,18 @@ class TextProtocolPolicy:
     def run_episode(self, env: Any, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Episode:
         """Reset ``env`` and play one episode to its end; returns the :class:`Episode`."""
         if self.is_async:
-            return run_coroutine(self.arun_episode(env, seed=seed, options=options))
+            return run_coroutine(self._arun_once(env, seed, options))
         return drive(self.steps(env, seed, options), self.complete_text, self.retry)
+
+    async def _arun_once(self, env: Any, seed: int | None, options: dict[str, Any] | None) -> Episode:
+        try:
+            return await self.arun_episode(env, seed=seed, options=options)
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the model function's connections on the running loop (``complete_text.aclose()``)."""
+        await aclose_model(self.complete_text)
 
     async def arun_episode(self, env: Any, *, seed: int | None = None,
                            options: dict[str, Any] | None = None) -> Episode:
