@@ -194,9 +194,9 @@ class Killer(ChatPolicy):
     """The scripted chat policy, but the worker process dies in the middle of a target episode,
     after its first tool call: only the first time ({first_only!r}), or every time."""
 
-    def run_episode(self, env, *, seed=None, options=None):
+    def steps(self, env, seed, options):  # the loop of run_episode and arun_episode alike
         self.armed = seed in TARGET_SEEDS and (not {first_only!r} or not MARKER.exists())
-        return super().run_episode(env, seed=seed, options=options)
+        return super().steps(env, seed, options)
 
 
 def make_policy():
