@@ -311,8 +311,7 @@ async def adrive(steps: Steps, complete: Callable[..., Any], retry: RetryPolicy 
                         steps.throw(stop)
                         raise
                     continue
-                except BaseException as stop:  # cancelled (a timeout, an interruption)
-                    meter.waiting = False
+                except BaseException as stop:  # cancelled (a timeout, an interruption): meter kept as is
                     steps.throw(stop)
                     raise
                 break
