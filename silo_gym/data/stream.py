@@ -113,18 +113,25 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
     elif unfinished and stream.exists() and stream.stat().st_size:
         raise ResumeError(f"{out} holds an unfinished collection ({len(read_stream(stream))} rows in {STREAM_FILE}); "
                           "pass --resume to finish it, or choose another directory.")
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": False}))
     skip = {(r["environment"], r["task_id"], r["episode"]) for r in done}
+    # The arguments are checked here, before anything is written.
+    source = iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed, env_kwargs=env_kwargs,
+                          skip=skip, **collect_kwargs)
     rows = list(done)
-    fd = os.open(stream, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if resume else os.O_TRUNC), 0o644)
     try:
-        for row in iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed,
-                                env_kwargs=env_kwargs, skip=skip, **collect_kwargs):
-            os.write(fd, dumps_compact_bytes(row) + b"\n")
-            rows.append(row)
+        out.mkdir(parents=True, exist_ok=True)
+        write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": False}))
+        fd = os.open(stream, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if resume else os.O_TRUNC), 0o644)
+        try:
+            for row in source:
+                os.write(fd, dumps_compact_bytes(row) + b"\n")
+                rows.append(row)
+        finally:
+            os.close(fd)
     finally:
-        os.close(fd)
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
     rows.sort(key=_order_key(ids, env_kwargs))
     write(rows, out, ("jsonl",), name=STREAM_FILE[: -len(".jsonl")])
     write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": True}))

@@ -96,7 +96,7 @@ def parse_fault(text: str) -> Fault:
     return Fault(kind, frozenset(requests), probability)
 
 
-def _require_aiohttp() -> Any:
+def require_aiohttp() -> Any:
     try:
         from aiohttp import web
     except ImportError as exc:
@@ -173,7 +173,7 @@ class MockModelServer:
     async def _prologue(self, request: Any, api: str) -> tuple[Any, Fault | None, Any]:
         """Count the request, read its body, play a status/hang fault or the latency. Returns
         ``(body, fault, error response or None)``."""
-        web = _require_aiohttp()
+        web = require_aiohttp()
         self.requests += 1
         n = self.requests
         fault = self.fault_for(n)
@@ -225,7 +225,7 @@ class MockModelServer:
                                                                         if api == "responses" else {})}
 
     async def chat(self, request: Any) -> Any:
-        web = _require_aiohttp()
+        web = require_aiohttp()
         body, fault, error = await self._prologue(request, "chat")
         if error is not None:
             return error
@@ -248,7 +248,7 @@ class MockModelServer:
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     async def responses(self, request: Any) -> Any:
-        web = _require_aiohttp()
+        web = require_aiohttp()
         body, fault, error = await self._prologue(request, "responses")
         if error is not None:
             return error
@@ -263,7 +263,7 @@ class MockModelServer:
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     async def messages(self, request: Any) -> Any:
-        web = _require_aiohttp()
+        web = require_aiohttp()
         body, fault, error = await self._prologue(request, "anthropic")
         if error is not None:
             return error
@@ -278,19 +278,19 @@ class MockModelServer:
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     async def models(self, request: Any) -> Any:
-        web = _require_aiohttp()
+        web = require_aiohttp()
         payload = {"object": "list", "data": [{"id": self.model, "object": "model", "created": 0,
                                                "owned_by": "silo-gym"}]}
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     async def stats(self, request: Any) -> Any:
-        web = _require_aiohttp()
+        web = require_aiohttp()
         payload = {"requests": self.requests, "faults": [{"request": n, "kind": k} for n, k in self.served_faults]}
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     def app(self) -> Any:
         """The ``aiohttp.web.Application`` with the routes of the module docs."""
-        web = _require_aiohttp()
+        web = require_aiohttp()
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self.chat)
         app.router.add_post("/v1/responses", self.responses)
@@ -303,7 +303,7 @@ class MockModelServer:
 
     async def start_on_loop(self) -> None:
         """Start listening on the running loop (:attr:`port` is set when it returns)."""
-        web = _require_aiohttp()
+        web = require_aiohttp()
         self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, backlog=4096, reuse_address=True)
