@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
+from .bench_llm import bench_llm
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .bench_variants import bench_variants
@@ -38,6 +39,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "ray": bench_ray,
     "variants": bench_variants,
     "view": bench_view,
+    "llm": bench_llm,
 }
 BENCHES = [*SCALED, *SINGLE]
 

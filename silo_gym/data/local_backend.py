@@ -30,6 +30,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Container, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,6 +180,9 @@ class _Engine:
 
     def run_loop(self) -> None:
         loop = asyncio.new_event_loop()
+        # A plain (sync) model function runs in a worker thread per episode in flight.
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=max(4, self.concurrency),
+                                                     thread_name_prefix="silo-gym-model"))
         self.loop = loop
         try:
             error = loop.run_until_complete(self.main())

@@ -15,13 +15,12 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
 import os
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from .formats import split_anthropic_system
+from .loop_local import LoopLocal
 from .policy import ModelReply
 
 __all__ = ["anthropic_acomplete", "anthropic_complete"]
@@ -65,6 +64,17 @@ def _request(model: str, params: dict[str, Any], messages: list[dict[str, Any]],
 
 def _key(api_key: str | None) -> str:
     return api_key if api_key is not None else os.environ.get("ANTHROPIC_API_KEY") or "EMPTY"
+
+
+class _AsyncAnthropic:
+    """Builds ``anthropic.AsyncAnthropic`` clients without SDK retries (picklable)."""
+
+    def __init__(self, base_url: str | None, api_key: str | None) -> None:
+        self.base_url = base_url
+        self.api_key = _key(api_key)
+
+    def __call__(self) -> Any:
+        return _sdk().AsyncAnthropic(base_url=self.base_url, api_key=self.api_key, max_retries=0)
 
 
 def anthropic_complete(model: str, *, base_url: str | None = None, api_key: str | None = None,
@@ -111,28 +121,16 @@ def anthropic_acomplete(model: str, *, base_url: str | None = None, api_key: str
 
         return lean_acomplete("anthropic", base_url, model, api_key=api_key, max_connections=max_connections,
                               **{"max_tokens": DEFAULT_MAX_TOKENS, **params})
-    if client is not None:
-        def get_client() -> Any:
-            return client
-    else:
-        sdk = _sdk()
-        clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+    if client is None:
+        _sdk()  # fail now, not at the first call
+    clients = LoopLocal(_AsyncAnthropic(base_url, api_key)) if client is None else None
 
-        def get_client() -> Any:
-            loop = asyncio.get_running_loop()
-            found = clients.get(loop)
-            if found is None:
-                found = clients[loop] = sdk.AsyncAnthropic(base_url=base_url, api_key=_key(api_key), max_retries=0)
-            return found
-
-        async def aclose() -> None:
-            found = clients.pop(asyncio.get_running_loop(), None)
-            if found is not None:
-                await found.close()
+    def get_client() -> Any:
+        return clients.get() if clients is not None else client
 
     async def complete(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         return _reply(await get_client().messages.create(**_request(model, params, messages, tools)), model)
 
-    if client is None:
-        complete.aclose = aclose  # type: ignore[attr-defined]
+    if clients is not None:
+        complete.aclose = clients.aclose  # type: ignore[attr-defined]
     return complete

@@ -20,15 +20,14 @@ failure raises aiohttp's ``ClientConnectionError``, and the policy decides (``Re
 
 from __future__ import annotations
 
-import asyncio
 import os
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from .formats import split_anthropic_system
+from .loop_local import LoopLocal
 from .policy import ModelReply
 from .retry import ModelHTTPError, parse_retry_after
 
@@ -88,8 +87,11 @@ class LeanClient:
         self.headers = {"Content-Type": "application/json", **headers}
         self.max_connections = max_connections
         self.timeout_s = timeout_s
-        self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._sessions: LoopLocal[Any] = LoopLocal(self._new_session)
         self._tools: dict[int, tuple[Any, bytes]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:  # picklable: no sessions, no cached bytes
+        return {**self.__dict__, "_tools": {}, "_sessions": LoopLocal(self._new_session)}
 
     def tools_bytes(self, tools: Any) -> bytes:
         """``orjson.dumps(tools)``, computed once per list object (kept alive with its bytes)."""
@@ -111,15 +113,17 @@ class LeanClient:
             return b'{"tools":' + self.tools_bytes(tools) + b"}"
         return head[:-1] + b',"tools":' + self.tools_bytes(tools) + b"}"
 
-    def _session(self) -> Any:
+    def _new_session(self) -> Any:
         aiohttp = require_aiohttp()
-        loop = asyncio.get_running_loop()
-        session = self._sessions.get(loop)
-        if session is None or session.closed:
-            connector = aiohttp.TCPConnector(limit=self.max_connections or 0, ttl_dns_cache=300)
-            session = aiohttp.ClientSession(connector=connector, headers=self.headers,
-                                            timeout=aiohttp.ClientTimeout(total=self.timeout_s))
-            self._sessions[loop] = session
+        connector = aiohttp.TCPConnector(limit=self.max_connections or 0, ttl_dns_cache=300)
+        return aiohttp.ClientSession(connector=connector, headers=self.headers,
+                                     timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+
+    def _session(self) -> Any:
+        session = self._sessions.get()
+        if session.closed:
+            self._sessions.forget()
+            session = self._sessions.get()
         return session
 
     async def post(self, path: str, body: bytes) -> dict[str, Any]:
@@ -146,13 +150,7 @@ class LeanClient:
 
     async def aclose(self) -> None:
         """Close the session of the running event loop (others close with their loops)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        session = self._sessions.pop(loop, None)
-        if session is not None and not session.closed:
-            await session.close()
+        await self._sessions.aclose()
 
 
 def _usage(payload: dict[str, Any]) -> dict[str, Any] | None:

@@ -18,12 +18,11 @@ Example (a local vLLM or Ollama server)::
 
 from __future__ import annotations
 
-import asyncio
 import os
-import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .loop_local import LoopLocal
 from .policy import ModelReply
 
 __all__ = ["openai_acomplete", "openai_complete"]
@@ -109,30 +108,20 @@ def openai_complete(base_url: str | None, model: str, api_key: str | None = None
     return complete_text
 
 
-def _async_client(base_url: str | None, api_key: str | None) -> Any:
-    """A getter of one ``openai.AsyncOpenAI`` per running event loop (an HTTP pool belongs to one
-    loop). The SDK's own retries are off: the policy retries and counts (``RetryPolicy``)."""
-    try:
-        import openai
-    except ImportError as exc:
-        raise ImportError(_MISSING) from exc
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or "EMPTY"
-    clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+class _AsyncOpenAI:
+    """Builds ``openai.AsyncOpenAI`` clients (picklable, unlike a client). The SDK's own retries
+    are off: the policy retries transient errors and counts them (``RetryPolicy``)."""
 
-    def get() -> Any:
-        loop = asyncio.get_running_loop()
-        client = clients.get(loop)
-        if client is None:
-            client = clients[loop] = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
-        return client
+    def __init__(self, base_url: str | None, api_key: str | None) -> None:
+        self.base_url = base_url
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or "EMPTY"
 
-    async def aclose() -> None:
-        client = clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
-
-    get.aclose = aclose  # type: ignore[attr-defined]
-    return get
+    def __call__(self) -> Any:
+        try:
+            import openai
+        except ImportError as exc:
+            raise ImportError(_MISSING) from exc
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0)
 
 
 def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = None, api: str = "chat",
@@ -171,7 +160,15 @@ def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = 
 
         return lean_acomplete("openai", base_url, model, api_key=api_key, api=api,
                               max_connections=max_connections, **params)
-    get_client: Any = (lambda: client) if client is not None else _async_client(base_url, api_key)
+    if client is None:
+        try:
+            import openai  # noqa: F401  (fail now, not at the first call)
+        except ImportError as exc:
+            raise ImportError(_MISSING) from exc
+    clients = LoopLocal(_AsyncOpenAI(base_url, api_key)) if client is None else None
+
+    def get_client() -> Any:
+        return clients.get() if clients is not None else client
 
     async def complete_chat(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         kwargs = dict(params)
@@ -195,6 +192,6 @@ def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = 
         return ModelReply(content, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     chosen: Any = {"chat": complete_chat, "responses": complete_responses, "text": complete_text}[api]
-    if client is None:  # ours to close: the SDK client of the running loop
-        chosen.aclose = get_client.aclose
+    if clients is not None:  # ours to close: the SDK client of the running loop
+        chosen.aclose = clients.aclose
     return chosen  # type: ignore[no-any-return]

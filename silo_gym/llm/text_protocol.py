@@ -23,7 +23,6 @@ answer that contains JSON is still an answer. Tags take precedence: when a reply
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -37,6 +36,7 @@ from .policy import (
     Steps,
     aclose_model,
     adrive,
+    copy_messages,
     drive,
     is_async_callable,
     run_coroutine,
@@ -227,7 +227,7 @@ class TextProtocolPolicy:
         messages: list[dict[str, Any]] = self.prompt(obs, reset_info.get("tools") or [])
         pending: list[Any] = list(messages)
         while not loop.done:
-            raw, usage, model, latency = yield from loop.ask(copy.deepcopy(messages))
+            raw, usage, model, latency = yield from loop.ask(copy_messages(messages))
             text = _reply_content(raw)
             reply = {"role": "assistant", "content": text}
             messages.append(reply)
