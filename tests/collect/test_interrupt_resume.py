@@ -149,3 +149,24 @@ def test_mock_model_command_refuses_bad_faults(capsys):
 
     assert main(["mock-model", "--fault", "teapot@1"]) == 1
     assert 'Bad fault "teapot@1"' in capsys.readouterr().err
+
+
+def test_progress_bar_shows_done_in_flight_failed_and_mean_reward(monkeypatch):
+    import io
+
+    from silo_gym.cli.progress import CollectProgress
+    from silo_gym.data import CollectCounters
+
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    counters = CollectCounters(started=5, finished=2, skipped=3)
+    bar = CollectProgress("collect demo", 10, counters)
+    bar({"reward": 1.0})
+    bar({"reward": 0.5})
+    bar({"reward": None})
+    bar.bar.refresh()
+    text = err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+    bar.close()
+    assert "6/10" in text  # 3 resumed rows + 3 new
+    assert "in flight 3, failed 1, mean reward 0.75" in text
+    assert "ep/s" in text or "s/ep" in text
