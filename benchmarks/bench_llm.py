@@ -102,28 +102,32 @@ def _record_requests(base_url: str) -> list[list[tuple[Any, Any]]]:
 
 
 def _client_floor(base_url: str, recorded: list[list[tuple[Any, Any]]], concurrency: int,
-                  episodes: int) -> tuple[float, float]:
-    """(episodes/s, calls/s) of the bare AsyncOpenAI client replaying the recorded requests."""
+                  episodes: int) -> tuple[float, float, int]:
+    """(episodes/s, calls/s, failed calls) of the bare AsyncOpenAI client replaying the recorded
+    requests."""
     import openai
 
-    async def main() -> tuple[float, float]:
+    async def main() -> tuple[float, float, int]:
         client = openai.AsyncOpenAI(base_url=base_url, api_key="EMPTY")  # the SDK's defaults
         queue = list(range(episodes))
-        calls = 0
+        calls = failures = 0
 
         async def worker() -> None:
-            nonlocal calls
+            nonlocal calls, failures
             while queue:
                 i = queue.pop()
                 for messages, tools in recorded[i % len(recorded)]:
-                    await client.chat.completions.create(model="m", messages=messages, tools=tools)
+                    try:
+                        await client.chat.completions.create(model="m", messages=messages, tools=tools)
+                    except openai.APIError:  # counted; the SDK already retried it (max_retries=2)
+                        failures += 1
                     calls += 1
 
         t0 = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         elapsed = time.perf_counter() - t0
         await client.close()
-        return episodes / elapsed, calls / elapsed
+        return episodes / elapsed, calls / elapsed, failures
 
     return asyncio.run(main())
 
@@ -161,10 +165,11 @@ def bench_llm(sizes: Sizes) -> Table:
             per_task = max(2, (2 * c) // 6) if not quick else 2
             episodes = per_task * 6
             ideal = c / (turns * latency / 1000.0)
-            floor_eps, floor_calls = _client_floor(base_url, recorded, c, episodes)
+            floor_eps, floor_calls, floor_failures = _client_floor(base_url, recorded, c, episodes)
             lower = min(ideal, floor_eps)
             table.add(f"c={c}: latency-bound ideal", ideal, "ep/s", f"{episodes} episodes per run")
-            table.add(f"c={c}: client floor (bare AsyncOpenAI)", floor_eps, "ep/s", f"{floor_calls:.0f} calls/s")
+            table.add(f"c={c}: client floor (bare AsyncOpenAI)", floor_eps, "ep/s", f"{floor_calls:.0f} calls/s"
+                      + (f"; {floor_failures} calls failed after the SDK's retries" if floor_failures else ""))
             sdk_eps, sdk_rows, _ = _collect(base_url, c, per_task, False, tmp / f"sdk{c}")
             target = 0.7 if c >= 1024 else 0.9
             note = f"{ratio(sdk_eps, lower):.2f} of the lower ceiling"
@@ -173,11 +178,12 @@ def bench_llm(sizes: Sizes) -> Table:
             table.add(f"c={c}: collect, SDK client", sdk_eps, "ep/s", note)
             before = _rss_mb()
             lean_eps, lean_rows, probe = _collect(base_url, c, per_task, True, tmp / f"lean{c}")
-            same = [{k: v for k, v in r.items() if k != "run_id"} for r in lean_rows] == \
-                [{k: v for k, v in r.items() if k != "run_id"} for r in sdk_rows]
+            same = [{k: v for k, v in r.items() if k not in ("run_id", "retries")} for r in lean_rows] == \
+                [{k: v for k, v in r.items() if k not in ("run_id", "retries")} for r in sdk_rows]
+            retried = sum(r["retries"] for r in sdk_rows) + sum(r["retries"] for r in lean_rows)
             lean_calls = lean_eps * turns
             note = (f"{ratio(lean_eps, ideal):.2f} of ideal; {ratio(lean_calls, floor_calls):.2f}x the bare SDK's "
-                    f"calls/s; same rows: {same}")
+                    f"calls/s; same rows: {same}" + (f" ({retried} model calls retried)" if retried else ""))
             if c == 256:
                 note += f"; {verdict(ratio(lean_calls, floor_calls), 2.0, lower_is_better=False)}"
             table.add(f"c={c}: collect, lean client", lean_eps, "ep/s", note)

@@ -641,7 +641,10 @@ class EpisodeRunner:
         attempt away (episode ended, run directory deleted) and propagates."""
         if not self.plays_on_loop:
             return self.run(job)
+        fresh_env = not self._free.get(self.env_ids[job.env_pos])
         env_id, env, recorder, before, options = self._begin(job)
+        if fresh_env:  # building an env takes milliseconds: let the episodes in flight move on first
+            await asyncio.sleep(0)
         meter = EpisodeMeter()
         token = EPISODE_METER.set(meter)
         limit = self.episode_timeout_s
