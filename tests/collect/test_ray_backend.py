@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -373,8 +374,9 @@ def test_concurrency_inside_each_worker(ray_cluster, tmp_path):
         assert len(rows) == 24
         failed = [r for r in rows if r["reward"] is None]
         assert len(failed) == 1, [r["error"] for r in failed]
-        assert failed[0]["error"] == ("Episode timed out after 8 s (episode_timeout_s): "
-                                      "the model call of turn 1 did not return.")
+        # request 3 is an early turn of one episode (which one depends on timing)
+        assert re.fullmatch(r"Episode timed out after 8 s \(episode_timeout_s\): the model call of turn [12] did "
+                            r"not return\.", failed[0]["error"])
         good = [r for r in rows if r["reward"] is not None]
         assert all(r["reward"] == 1.0 for r in good)
         assert sorted(p.name for p in runs.iterdir()) == sorted(r["run_id"] for r in good)
