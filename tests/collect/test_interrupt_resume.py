@@ -111,7 +111,7 @@ def test_model_flags_are_checked(tmp_path, capsys):
     assert main(["collect", "--env", "demo", "--policy", "random", "--concurrency", "4", "--out", out]) == 1
     assert "concurrency=4 needs a policy that awaits its model" in capsys.readouterr().err
     assert main(["collect", "--env", "demo", "--policy", "openai:m", "--episode-timeout", "0", "--out", out]) == 1
-    assert "--episode-timeout must be a number of seconds above 0." in capsys.readouterr().err
+    assert "--episode-timeout must be a number above 0." in capsys.readouterr().err
     assert not os.path.exists(out) or not os.listdir(out)
 
 
