@@ -30,8 +30,11 @@ __all__ = ["DEFAULT_PLAN", "Plan", "Turn", "load_plan", "read_chat", "read_anthr
 
 Plan = Callable[[str], Generator[dict[str, Any], Any, None]]
 
-#: The demo's reference solver, in a source checkout (the default plan).
-DEFAULT_PLAN = Path(__file__).resolve().parents[2] / "examples" / "agents" / "crm_solver.py"
+#: The demo's reference solver (the default plan): shipped in the wheel as ``demo_plan.py`` beside
+#: this module (see setup.py), read from ``examples/agents/`` in a source checkout.
+_SHIPPED_PLAN = Path(__file__).resolve().parent / "demo_plan.py"
+DEFAULT_PLAN = (_SHIPPED_PLAN if _SHIPPED_PLAN.is_file()
+                else Path(__file__).resolve().parents[2] / "examples" / "agents" / "crm_solver.py")
 
 
 def load_plan(spec: str | os.PathLike[str] | None = None) -> Plan:
@@ -50,8 +53,7 @@ def load_plan(spec: str | os.PathLike[str] | None = None) -> Plan:
         path_text, name = head, tail
     path = Path(path_text)
     if not path.is_file():
-        hint = (" The demo reference plan ships with silo_gym's source checkout only; pass --plan path.py[:name]."
-                if spec is None else "")
+        hint = " This silo_gym has no demo reference plan; pass a plan: --plan path.py[:name]." if spec is None else ""
         raise FileNotFoundError(f"No plan file at {path}.{hint}")
     module_name = f"_silo_gym_mock_plan_{abs(hash(str(path.resolve())))}"
     module = sys.modules.get(module_name)
