@@ -75,9 +75,15 @@ aborted and its run directory deleted (local), or never reaches ``runs_dir`` at 
 seed, up to ``max_retries`` more times (on another worker with Ray). An episode whose every
 attempt failed gives a *failed row* (:func:`failed_row`): ``environment``, ``task_id``,
 ``episode`` and ``policy`` as usual, ``error`` = ``"Episode failed after <n> attempt(s): <last
-error>"``, and every other column ``None``: no ``run_id``, no trajectory and, above all,
-``reward: None`` (never a made-up 0). Test ``row["reward"] is None`` to find them;
-:func:`~silo_gym.data.preference_pairs` skips them. Collection goes on after a failed row.
+error>"``, ``retries`` (the model calls retried by its attempts), and every other column
+``None``: no ``run_id``, no trajectory and, above all, ``reward: None`` (never a made-up 0). Test
+``row["reward"] is None`` to find them; :func:`~silo_gym.data.preference_pairs` skips them.
+Collection goes on after a failed row. An attempt that runs past ``episode_timeout_s`` (a model
+call that hangs) is thrown away the same way but not played again: its failed row's ``error``
+says what timed out (``"Episode timed out after 30 s (episode_timeout_s): the model call of turn
+3 did not return."``). A model call that fails with a transient error (HTTP 429/5xx, a lost
+connection) is retried inside the attempt by the policy (:mod:`silo_gym.llm.retry`), which does
+not use up an attempt.
 
 Not retried, because a second attempt would fail the same way: a Silo agent's exception (part of
 its episode: ``agent_error``, recorded), and errors of the environment or the setup
