@@ -135,7 +135,9 @@ def _client_floor(base_url: str, recorded: list[list[tuple[Any, Any]]], concurre
 def _collect(base_url: str, concurrency: int, episodes_per_task: int, lean: bool, runs: Path) -> tuple[float, Any, Any]:
     policy = _Probed(openai_acomplete(base_url, "m", lean=lean), model="m")
     t0 = time.perf_counter()
-    rows = collect(TASKS, policy, episodes_per_task=episodes_per_task, concurrency=concurrency, runs_dir=runs)
+    # No env deadline: at 1024 in flight a turn waits its place at the client (timeout_ms is from reset).
+    rows = collect(TASKS, policy, episodes_per_task=episodes_per_task, concurrency=concurrency, runs_dir=runs,
+                   env_kwargs={"timeout_ms": 3_600_000})
     elapsed = time.perf_counter() - t0
     bad = [r for r in rows if r["reward"] != 1.0]
     assert not bad, bad[0]["error"]

@@ -152,6 +152,9 @@ class _Engine:
                     self._tasks[task] = (job.order, job)
                     self.counters.started += 1
                     task.add_done_callback(self._finished)
+                    # One start per turn of the loop: a new episode may build its env (milliseconds),
+                    # and starting hundreds at once would stall the episodes already in flight.
+                    await asyncio.sleep(0)
                 if not self._tasks and (exhausted or self._stopping):
                     break
                 await self._wake.wait()
