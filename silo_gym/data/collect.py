@@ -371,8 +371,7 @@ def _play_episode_policy(env: Any, policy: Any, seed: int, options: dict[str, An
     return _played_episode(policy.run_episode(env, seed=seed, options=options))
 
 
-def _row(environment: str, task_id: str, index: int, run_id: str | None, label: str, played: _Played,
-         retries: int) -> dict[str, Any]:
+def _row(environment: str, task_id: str, index: int, run_id: str | None, label: str, played: _Played) -> dict[str, Any]:
     result = played.result
     return {
         "environment": environment,
@@ -393,7 +392,7 @@ def _row(environment: str, task_id: str, index: int, run_id: str | None, label: 
         "error": result["error"],
         "tool_calls": int(result["toolCalls"]),
         "tool_errors": int(result["toolErrors"]),
-        "retries": retries,
+        "retries": played.retries,
     }
 
 
@@ -598,8 +597,7 @@ class EpisodeRunner:
     def _outcome(self, job: EpisodeJob, env: Any, recorder: RecordRun | None, before: str | None,
                  played: _Played) -> tuple[str, Any, dict[str, bytes] | None]:
         run_id = recorder.run_id if recorder is not None else None
-        row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played,
-                   played.retries)
+        row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played)
         files: dict[str, bytes] | None = None
         if self.ship_artifacts and recorder is not None and recorder.run_dir is not None:
             run_dir = Path(recorder.run_dir)
