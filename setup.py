@@ -1,5 +1,7 @@
 """Build hook: ship the repository's top-level environments/ inside the wheel as
-silo_gym/environments/ (gym-api.md, "Ids and registration"). Metadata lives in pyproject.toml."""
+silo_gym/environments/ (gym-api.md, "Ids and registration"), and the demo's reference solver as
+the mock model server's default plan (silo_gym/mock_model/demo_plan.py). Metadata lives in
+pyproject.toml."""
 
 import os
 import shutil
@@ -17,6 +19,9 @@ class BuildPyWithEnvironments(build_py):
         dst = os.path.join(self.build_lib, "silo_gym", "environments")
         if os.path.isdir(src):
             shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        solver = os.path.join(HERE, "examples", "agents", "crm_solver.py")
+        if os.path.isfile(solver):
+            shutil.copyfile(solver, os.path.join(self.build_lib, "silo_gym", "mock_model", "demo_plan.py"))
 
 
 setup(cmdclass={"build_py": BuildPyWithEnvironments})

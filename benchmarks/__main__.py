@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
+from .bench_llm import bench_llm
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .bench_variants import bench_variants
@@ -40,6 +41,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "variants": bench_variants,
     "demo_variants": bench_demo_variants,
     "view": bench_view,
+    "llm": bench_llm,
 }
 BENCHES = [*SCALED, *SINGLE]
 

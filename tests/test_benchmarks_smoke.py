@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import REPO_ROOT, subprocess_env
 
-BENCHES = ["step", "reset", "record", "episodes", "variants", "demo_variants"]
+BENCHES = ["step", "reset", "record", "episodes", "variants", "demo_variants", "llm"]
 
 
 def test_quick_benchmarks_write_their_results(tmp_path: Path) -> None:

@@ -69,3 +69,11 @@ def test_train_loop_learns_from_the_reward(tmp_path: Path) -> None:
     for task in TASK_IDS:
         assert re.search(rf"^{task}: most likely plan '(reference|wrong person)'", out, re.MULTILINE), out
     assert run_example("train_loop.py", *args, cwd=tmp_path) == out  # deterministic with --seed
+
+
+def test_concurrent_collect_against_the_scripted_server(tmp_path: Path) -> None:
+    out = run_example("concurrent_collect.py", cwd=tmp_path)
+    first = out.splitlines()[0]
+    assert first.startswith("120 episodes in "), out
+    assert "mean reward 1.00, 1 model calls retried, 1 failed" in first  # the 429, then the hung call
+    assert "Episode timed out after 10 s (episode_timeout_s)" in out

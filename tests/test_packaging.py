@@ -53,6 +53,7 @@ def test_wheel_contains_the_shipped_environments_and_templates(wheel: Path) -> N
         "silo_gym/environments/project/verifiers/ver_015.py",
         "silo_gym/templates/blank/__init__.py",
         "silo_gym/templates/blank/tasks/.gitkeep",
+        "silo_gym/mock_model/demo_plan.py",  # the scripted model server's default plan
         "silo_gym/py.typed",
     ):
         assert required in names, required
@@ -75,6 +76,7 @@ def test_installed_wheel_makes_demo_envs_from_any_directory(wheel: Path, tmp_pat
         "print(silo_gym.__file__)\n"
         "env = gym.make('silo/demo-TASK-004')\n"
         "obs, info = env.reset(seed=0)\n"
+        "obs_0 = obs\n"
         "obs, *_ = env.step({'tool': 'forecast_report', 'input': {}})\n"
         "amount = json.loads(obs)['output']['weightedAmount']['amount']\n"
         "obs, reward, terminated, truncated, info = env.step({'answer': f'${amount}'})\n"
@@ -82,6 +84,9 @@ def test_installed_wheel_makes_demo_envs_from_any_directory(wheel: Path, tmp_pat
         "project = gym.make('silo/project-TASK-014', variants=True)\n"
         "obs, info = project.reset(options={'variant': 7})\n"
         "print(info['variant'], 'Backlog state right now' in obs)\n"
+        "from silo_gym.mock_model import DEFAULT_PLAN, load_plan\n"
+        "assert DEFAULT_PLAN.name == 'demo_plan.py', DEFAULT_PLAN\n"
+        "assert next(load_plan()(obs_0)) == {'tool': 'forecast_report', 'input': {}}\n"
     )
     env = {**os.environ, "PYTHONPATH": str(target), "SILO_GYM_PATH": ""}
     run = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True,

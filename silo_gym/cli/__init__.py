@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run_cmd",
     "authoring",
     "collect_cmd",
+    "mock_model_cmd",
     "schema_cmd",
     "serve_cmd",
     "replay_cmd",

@@ -7,7 +7,9 @@
                      --episodes-per-task N --out DIR [--format jsonl,parquet,hf] [--seed S]
                      [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
                      [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--worker-cpus X]
-                     [--max-retries N]
+                     [--max-retries N] [--concurrency N] [--episode-timeout S] [--resume]
+    --policy openai:<model>|anthropic:<model> [--base-url URL] [--api chat|responses|text]
+             [--temperature T] [--max-tokens N] [--client lean|sdk]
 
 Writes ``episodes.<fmt>`` and ``pairs.<fmt>`` into ``--out`` and prints a summary (rows, pairs,
 mean reward per task over the episodes that did not fail, failed episodes, files written). A
@@ -17,6 +19,14 @@ defaults to the cluster's CPUs divided by ``--worker-cpus`` (the CPUs each worke
 default 1; use a fraction such as 0.25 for policies that mostly wait on a model server),
 ``--ray-address`` joins a running cluster (else ``RAY_ADDRESS``, else a local cluster is started
 for the run). ``--max-retries`` (default 2) applies to both backends.
+
+``--concurrency N`` keeps N episodes in flight on one event loop (per Ray worker with Ray), for
+model policies; ``--episode-timeout S`` turns an episode that takes longer than S seconds into a
+failed row. Rows stream into ``--out``'s ``episodes.jsonl`` as episodes finish; after Ctrl-C or
+SIGTERM (exit 130 / 143) the file holds every finished row and ``--resume`` plays the rest
+(:mod:`silo_gym.data.stream`). ``--policy openai:<model>`` / ``anthropic:<model>`` asks a served
+model (:mod:`silo_gym.cli.model_policy`); ``--client sdk`` sends its requests through the official
+SDK instead of the lean HTTP path.
 """
 
 from __future__ import annotations
@@ -26,11 +36,15 @@ import os
 import sys
 from typing import Any
 
-from ..data import BACKENDS, collect, preference_pairs, write
+from ..data import BACKENDS, preference_pairs, write
 from ..data.io import FORMATS
+from ..data.local_backend import CollectCounters, CollectionInterrupted
+from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
 from ..loader import find_environment
 from ..rounding import to_fixed
+from .model_policy import add_model_flags, is_model_spec, model_policy_factory
 from .parser import Commands, UsageError, count, non_negative, number_above_zero, whole_number
+from .progress import CollectProgress
 
 __all__ = ["collect_command", "register"]
 
@@ -78,6 +92,18 @@ def collect_command(args: argparse.Namespace) -> int:
             require_ray()
         except ImportError as exc:
             raise UsageError(str(exc)) from None
+    concurrency: int = args.concurrency
+    episode_timeout_s: float | None = args.episode_timeout
+    model_flags = [f for f in ("base_url", "api", "temperature", "max_tokens", "client")
+                   if getattr(args, f) is not None]
+    policy_object: Any = policy
+    if is_model_spec(policy):
+        policy_object = model_policy_factory(policy, base_url=args.base_url, api=args.api,
+                                             temperature=args.temperature, max_tokens=args.max_tokens,
+                                             client=args.client)
+    elif model_flags:
+        flag = "--" + model_flags[0].replace("_", "-")
+        raise UsageError(f"{flag} applies to --policy openai:<model> or anthropic:<model>.")
     ids = [f"silo/{env_name}-{t}" for t in tasks] if tasks else [f"silo/{env_name}"]
     if tasks:
         import gymnasium as gym
@@ -87,34 +113,42 @@ def collect_command(args: argparse.Namespace) -> int:
                 raise UsageError(f'Unknown task "{env_id[len("silo/" + env_name) + 1:]}" for environment '
                                  f'"{env_name}" (no Gymnasium id {env_id}).')
 
+    counters = CollectCounters()
     progress_bar = None
     if sys.stderr.isatty():
         import gymnasium as gym
-        from tqdm import tqdm
 
         task_count = len(ids) if tasks else sum(
             1 for spec in gym.registry.values()
             if spec.kwargs.get("environment") == env_name.lower() and spec.kwargs.get("task_id") is not None
         )
-        total = episodes * task_count or None
-        progress_bar = tqdm(total=total, desc=f"collect {env_name}", file=sys.stderr, unit="ep")
-
-    def tick(row: dict[str, Any]) -> None:
-        if progress_bar is not None:
-            progress_bar.update(1)
-            reward = "failed" if row["reward"] is None else f"reward {to_fixed(row['reward'], 2)}"
-            progress_bar.set_postfix_str(f"{row['task_id']} ep {row['episode']} {reward}")
+        progress_bar = CollectProgress(f"collect {env_name}", episodes * task_count or None, counters)
 
     try:
-        rows = collect(ids, policy, episodes_per_task=episodes, seed=seed, runs_dir=runs_dir,
-                       env_kwargs=env_kwargs or None, progress=tick, backend=backend,
-                       num_workers=num_workers if backend == "ray" else None,
-                       ray_address=ray_address, max_retries=max_retries, ray_actor_options=actor_options)
+        rows = collect_jsonl(out, ids, policy_object, episodes_per_task=episodes, seed=seed, resume=args.resume,
+                             policy_spec=policy, runs_dir=runs_dir, env_kwargs=env_kwargs or None,
+                             progress=progress_bar, backend=backend,
+                             num_workers=num_workers if backend == "ray" else None,
+                             ray_address=ray_address, max_retries=max_retries, ray_actor_options=actor_options,
+                             concurrency=concurrency, episode_timeout_s=episode_timeout_s, counters=counters,
+                             policy_name=policy if policy_object is not policy else None)
+    except ResumeError as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt as exc:
+        if progress_bar is not None:
+            progress_bar.close()
+            progress_bar = None
+        signum = exc.signum if isinstance(exc, CollectionInterrupted) else 2
+        sys.stderr.write(f"Interrupted: the finished episodes are in {os.path.join(out, STREAM_FILE)}; "
+                         "run the same command with --resume to finish the collection.\n")
+        return 128 + signum
     finally:
         if progress_bar is not None:
             progress_bar.close()
     pairs = preference_pairs(rows, max_pairs)
-    files = write(rows, out, formats, name="episodes") + write(pairs, out, formats, name="pairs")
+    files = [os.path.join(out, STREAM_FILE)] if "jsonl" in formats else []  # written by the stream
+    files += write(rows, out, [f for f in formats if f != "jsonl"], name="episodes")
+    files += write(pairs, out, formats, name="pairs")
 
     by_task: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
@@ -144,7 +178,8 @@ def register(commands: Commands) -> None:
     p = commands.add_parser("collect", help=about, description=about)
     p.add_argument("--env", metavar="E", required=True, help="environment name")
     p.add_argument("--policy", metavar="POLICY", required=True,
-                   help="random, or path.py[:name] (a policy, or a factory of one)")
+                   help="random, path.py[:name] (a policy, or a factory of one), or a served model: "
+                        "openai:<model> or anthropic:<model>")
     p.add_argument("--out", metavar="DIR", required=True, help="directory to write the data set into")
     p.add_argument("--tasks", metavar="T1,T2", help="task ids, comma-separated (default: every task)")
     p.add_argument("--episodes-per-task", metavar="N", type=count, default=1, help="episodes per task")
@@ -166,4 +201,11 @@ def register(commands: Commands) -> None:
                    help="CPUs each Ray worker reserves (default: 1)")
     p.add_argument("--max-retries", metavar="N", type=non_negative, default=2,
                    help="attempts after a failed episode")
+    p.add_argument("--concurrency", metavar="N", type=count, default=1,
+                   help="episodes in flight at once on one event loop (per Ray worker), for model policies")
+    p.add_argument("--episode-timeout", metavar="S", type=number_above_zero,
+                   help="seconds an episode may take before it becomes a failed row (default: no limit)")
+    p.add_argument("--resume", action="store_true",
+                   help="finish the interrupted collection in --out, playing only the episodes missing")
+    add_model_flags(p)
     p.set_defaults(handler=collect_command)

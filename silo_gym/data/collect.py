@@ -35,6 +35,10 @@ A row has exactly the columns of :data:`EPISODE_COLUMNS`, in that order:
     the state diff as compact JSON text (silo-format §7.2).
 ``termination_reason``, ``error``, ``tool_calls``, ``tool_errors``
     as in ``result.json``.
+``retries``
+    model calls retried after a transient error (HTTP 429/5xx, connection errors) while playing
+    the episode, over all its attempts (:mod:`silo_gym.llm.retry`); 0 for policies that call no
+    model through a ``ChatPolicy``/``TextProtocolPolicy``.
 
 Policies, told apart by type and then by signature:
 
@@ -54,8 +58,9 @@ Seeds: episode ``i`` of a task is reset with :func:`episode_seed` ``(seed, envir
 i)``, a SHA-256 of those values (stable across processes and Python versions, unlike ``hash``),
 so the same ``seed`` gives the same rows, apart from ``run_id``.
 
-Backends: ``backend="local"`` plays the episodes one after another in this process;
-``backend="ray"`` plays them on a pool of Ray actors (:mod:`silo_gym.data.ray_backend`, the
+Backends: ``backend="local"`` plays the episodes in this process, up to ``concurrency`` at once on
+one event loop (:mod:`silo_gym.data.local_backend`); ``backend="ray"`` plays them on a pool of Ray
+actors, up to ``concurrency`` at once in each (:mod:`silo_gym.data.ray_backend`, the
 ``silo-gym[ray]`` extra). Both play every episode the same way (:class:`EpisodeRunner`), with the
 seed of :func:`episode_seed`, so for the same arguments they give equal rows (apart from
 ``run_id``) and byte-identical ``result.json`` / ``state-diff.json``, whatever the number of
@@ -70,9 +75,15 @@ aborted and its run directory deleted (local), or never reaches ``runs_dir`` at 
 seed, up to ``max_retries`` more times (on another worker with Ray). An episode whose every
 attempt failed gives a *failed row* (:func:`failed_row`): ``environment``, ``task_id``,
 ``episode`` and ``policy`` as usual, ``error`` = ``"Episode failed after <n> attempt(s): <last
-error>"``, and every other column ``None``: no ``run_id``, no trajectory and, above all,
-``reward: None`` (never a made-up 0). Test ``row["reward"] is None`` to find them;
-:func:`~silo_gym.data.preference_pairs` skips them. Collection goes on after a failed row.
+error>"``, ``retries`` (the model calls retried by its attempts), and every other column
+``None``: no ``run_id``, no trajectory and, above all, ``reward: None`` (never a made-up 0). Test
+``row["reward"] is None`` to find them; :func:`~silo_gym.data.preference_pairs` skips them.
+Collection goes on after a failed row. An attempt that runs past ``episode_timeout_s`` (a model
+call that hangs) is thrown away the same way but not played again: its failed row's ``error``
+says what timed out (``"Episode timed out after 30 s (episode_timeout_s): the model call of turn
+3 did not return."``). A model call that fails with a transient error (HTTP 429/5xx, a lost
+connection) is retried inside the attempt by the policy (:mod:`silo_gym.llm.retry`), which does
+not use up an attempt.
 
 Not retried, because a second attempt would fail the same way: a Silo agent's exception (part of
 its episode: ``agent_error``, recorded), and errors of the environment or the setup
@@ -82,13 +93,14 @@ id). These propagate and stop the collection, as in ``silo-gym run``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import inspect
 import os
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -98,7 +110,7 @@ import numpy as np
 from ..errors import RunLimitError, SiloError
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
-from ..llm.policy import DEFAULT_SYSTEM_PROMPT
+from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
 from ..wrappers.record import RecordRun
 
 __all__ = [
@@ -125,7 +137,7 @@ RUN_FILES = ("trace.jsonl", "state-diff.json", "result.json", "run.json")
 EPISODE_COLUMNS: tuple[str, ...] = (
     "environment", "task_id", "episode", "run_id", "policy", "prompt", "messages", "actions", "reward",
     "passed", "required_passed", "required_total", "checks", "state_diff", "termination_reason", "error",
-    "tool_calls", "tool_errors",
+    "tool_calls", "tool_errors", "retries",
 )
 
 
@@ -266,7 +278,8 @@ class _Played:
     """What one episode produced, whatever the policy kind."""
 
     def __init__(self, prompt: list[Any], messages: list[Any], actions: list[Any],
-                 reward: float, result: dict[str, Any], state_diff: dict[str, Any]) -> None:
+                 reward: float, result: dict[str, Any], state_diff: dict[str, Any], retries: int = 0) -> None:
+        self.retries = retries
         self.prompt = prompt
         self.messages = messages
         self.actions = actions
@@ -347,12 +360,15 @@ def _play_agent(env: Any, agent: Callable[..., Any], seed: int, options: dict[st
     return _Played(messages[:2], messages, actions, reward, end.result, end.state_diff)
 
 
-def _play_episode_policy(env: Any, policy: Any, seed: int, options: dict[str, Any] | None) -> _Played:
-    ep = policy.run_episode(env, seed=seed, options=options)
+def _played_episode(ep: Any) -> _Played:
     messages = to_chat_messages(ep.messages, ep.api)
     prompt_length = getattr(ep, "prompt_length", 2)
     return _Played(messages[:prompt_length], messages, list(ep.actions), float(ep.reward),
-                   ep.info["result"], ep.info["state_diff"])
+                   ep.info["result"], ep.info["state_diff"], int(getattr(ep, "retries", 0) or 0))
+
+
+def _play_episode_policy(env: Any, policy: Any, seed: int, options: dict[str, Any] | None) -> _Played:
+    return _played_episode(policy.run_episode(env, seed=seed, options=options))
 
 
 def _row(environment: str, task_id: str, index: int, run_id: str | None, label: str, played: _Played) -> dict[str, Any]:
@@ -376,15 +392,28 @@ def _row(environment: str, task_id: str, index: int, run_id: str | None, label: 
         "error": result["error"],
         "tool_calls": int(result["toolCalls"]),
         "tool_errors": int(result["toolErrors"]),
+        "retries": played.retries,
     }
 
 
-def failed_row(environment: str, task_id: str, episode: int, policy: str, error: str) -> dict[str, Any]:
+def failed_row(environment: str, task_id: str, episode: int, policy: str, error: str,
+               retries: int | None = None) -> dict[str, Any]:
     """The row of an episode whose every attempt failed (module docs): the identity columns,
-    ``policy`` and ``error``; every other column ``None`` (``reward`` included: never a made-up 0)."""
+    ``policy``, ``error`` and ``retries`` (the model calls retried, ``None`` when unknown); every
+    other column ``None`` (``reward`` included: never a made-up 0)."""
     row: dict[str, Any] = dict.fromkeys(EPISODE_COLUMNS)
-    row.update(environment=environment, task_id=task_id, episode=episode, policy=policy, error=error)
+    row.update(environment=environment, task_id=task_id, episode=episode, policy=policy, error=error,
+               retries=retries)
     return row
+
+
+class FailedAttempt(NamedTuple):
+    """Why one attempt of an episode produced no row: the error text, the model calls it retried,
+    and whether it ran out of time (``episode_timeout_s``: not attempted again)."""
+
+    error: str
+    retries: int
+    timed_out: bool = False
 
 
 class EpisodeJob(NamedTuple):
@@ -444,9 +473,11 @@ def describe_error(exc: BaseException) -> str:
 
 
 class EpisodeRunner:
-    """Plays whole episodes of one collection: the policy is resolved once and each id's env is
-    built once, then :meth:`run` plays any :class:`EpisodeJob`. The local backend uses one in the
-    calling process; the Ray backend one inside every actor.
+    """Plays whole episodes of one collection: the policy is resolved once, then :meth:`run` (or
+    :meth:`arun`, on an event loop) plays any :class:`EpisodeJob` on an env of its id. Each
+    episode in flight has an env of its own, taken from a pool per id (built on first use, kept
+    for the next episode). The local backend uses one runner in the calling process; the Ray
+    backend one inside every actor.
 
     Args:
         env_ids: the collection's ids (``<env>`` is expanded to ``silo/<env>``).
@@ -456,12 +487,13 @@ class EpisodeRunner:
             run's files into the outcome and delete the run directory.
         env_paths: per id, the environment directory to register when the id is unknown in this
             process (a Ray worker started without the driver's ``SILO_GYM_PATH``).
+        episode_timeout_s: with :meth:`arun`, the time one attempt may take, in seconds.
     """
 
     def __init__(self, env_ids: Sequence[str], policy: Any, *, env_kwargs: dict[str, Any] | None = None,
                  policy_name: str | None = None, runs_dir: str | os.PathLike[str] | None = None,
                  ship_artifacts: bool = False, cwd: str | os.PathLike[str] | None = None,
-                 env_paths: Sequence[str | None] | None = None) -> None:
+                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None) -> None:
         self.kind, self.policy, label, self.agent_path = resolve_policy(policy, cwd)
         self.label = policy_name if policy_name is not None else label
         self.env_ids = [_expand_id(e) for e in env_ids]
@@ -469,30 +501,46 @@ class EpisodeRunner:
         self.runs_dir = runs_dir
         self.ship_artifacts = ship_artifacts
         self.env_paths = list(env_paths) if env_paths is not None else [None] * len(self.env_ids)
-        self._envs: dict[str, Any] = {}
-        self._recorders: dict[str, RecordRun | None] = {}
+        self.episode_timeout_s = episode_timeout_s
+        self._free: dict[str, list[Any]] = {}
+        self._all: dict[str, list[Any]] = {}
+
+    @property
+    def plays_on_loop(self) -> bool:
+        """True when the policy's episodes await their model (``arun_episode``): they can share
+        one event loop, with a timeout each."""
+        return self.kind == "episode" and callable(getattr(self.policy, "arun_episode", None))
+
+    def _make(self, env_id: str) -> Any:
+        if env_id not in gym.registry:
+            path = next((p for i, p in zip(self.env_ids, self.env_paths, strict=True) if i == env_id and p), None)
+            if path is not None and os.path.isdir(path):
+                from ..registration import register_environment
+
+                register_environment(path)
+        env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
+        if self.runs_dir is not None:
+            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path)
+        self._all.setdefault(env_id, []).append(env)
+        return env
+
+    def acquire(self, env_id: str) -> Any:
+        """An env of ``env_id`` for one episode (from the pool, or new); give it back with
+        :meth:`release`."""
+        free = self._free.get(env_id)
+        return free.pop() if free else self._make(env_id)
+
+    def release(self, env_id: str, env: Any) -> None:
+        self._free.setdefault(env_id, []).append(env)
 
     def env(self, env_id: str) -> Any:
-        """The env of ``env_id`` (built on first use, wrapped in ``RecordRun`` with ``runs_dir``)."""
-        env = self._envs.get(env_id)
-        if env is None:
-            if env_id not in gym.registry:
-                path = next((p for i, p in zip(self.env_ids, self.env_paths, strict=True) if i == env_id and p), None)
-                if path is not None and os.path.isdir(path):
-                    from ..registration import register_environment
-
-                    register_environment(path)
-            env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
-            recorder = None
-            if self.runs_dir is not None:
-                recorder = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path)
-                env = recorder
-            self._envs[env_id] = env
-            self._recorders[env_id] = recorder
+        """An env of ``env_id``, kept in the pool (for listing tasks)."""
+        env = self.acquire(env_id)
+        self.release(env_id, env)
         return env
 
     def open_all(self) -> None:
-        """Build every env now (a worker's start-up check)."""
+        """Build one env of every id now (a worker's start-up check)."""
         for env_id in self.env_ids:
             self.env(env_id)
 
@@ -501,14 +549,23 @@ class EpisodeRunner:
         return _plan_of(env_id, self.env(env_id))
 
     def close_env(self, env_id: str) -> None:
-        env = self._envs.pop(env_id, None)
-        self._recorders.pop(env_id, None)
-        if env is not None:
-            env.close()
+        """Close every env of ``env_id`` (none may be in use)."""
+        self._free.pop(env_id, None)
+        for env in self._all.pop(env_id, []):
+            with contextlib.suppress(Exception):
+                env.close()
 
     def close(self) -> None:
-        for env_id in list(self._envs):
+        for env_id in list(self._all):
             self.close_env(env_id)
+
+    async def aclose(self) -> None:
+        """:meth:`close`, and let the policy close its model clients on this loop."""
+        close = getattr(self.policy, "aclose", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                await close()
+        self.close()
 
     def _play(self, env: Any, seed: int, options: dict[str, Any] | None) -> _Played:
         if self.kind == "episode":
@@ -519,69 +576,130 @@ class EpisodeRunner:
             return _play_gym(env, self.policy, seed, options)
         return _play_agent(env, self.policy, seed, options)
 
-    def run(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
-        """Play one attempt of ``job``.
-
-        Returns:
-            ``("ok", row, files)``, ``files`` being ``{name: bytes}`` of the run directory with
-            ``ship_artifacts`` (else ``None``); or ``("failed", error text, None)`` when the
-            policy raised: the episode was aborted and its run directory deleted.
-
-        Raises:
-            SiloError, gymnasium.error.Error: errors of the environment or the setup.
-        """
+    def _begin(self, job: EpisodeJob) -> tuple[str, Any, RecordRun | None, str | None, dict[str, Any] | None]:
         env_id = self.env_ids[job.env_pos]
-        env = self.env(env_id)
-        recorder = self._recorders[env_id]
+        env = self.acquire(env_id)
+        recorder = env if isinstance(env, RecordRun) else None
         before = recorder.run_dir if recorder is not None else None
-        options = None if job.bound else {"task_id": job.task_id}
+        return env_id, env, recorder, before, (None if job.bound else {"task_id": job.task_id})
 
-        def drop_run_dir() -> None:
-            if recorder is not None and recorder.run_dir is not None and recorder.run_dir != before:
-                shutil.rmtree(recorder.run_dir, ignore_errors=True)
+    @staticmethod
+    def _drop_run_dir(recorder: RecordRun | None, before: str | None) -> None:
+        if recorder is not None and recorder.run_dir is not None and recorder.run_dir != before:
+            shutil.rmtree(recorder.run_dir, ignore_errors=True)
 
-        try:
-            played = self._play(env, job.seed, options)
-        except (SiloError, gym.error.Error):
-            if self.ship_artifacts:
-                drop_run_dir()
-            raise
-        except Exception as exc:
-            with contextlib.suppress(Exception):  # the attempt is thrown away anyway
-                _abort_open(env, exc)
-            drop_run_dir()
-            return "failed", describe_error(exc), None
+    def _discard(self, env: Any, recorder: RecordRun | None, before: str | None, exc: BaseException) -> None:
+        """Throw an unfinished attempt away: end its episode, delete its run directory."""
+        with contextlib.suppress(Exception):
+            _abort_open(env, exc)
+        self._drop_run_dir(recorder, before)
+
+    def _outcome(self, job: EpisodeJob, env: Any, recorder: RecordRun | None, before: str | None,
+                 played: _Played) -> tuple[str, Any, dict[str, bytes] | None]:
         run_id = recorder.run_id if recorder is not None else None
         row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played)
         files: dict[str, bytes] | None = None
         if self.ship_artifacts and recorder is not None and recorder.run_dir is not None:
             run_dir = Path(recorder.run_dir)
             files = {name: (run_dir / name).read_bytes() for name in RUN_FILES if (run_dir / name).is_file()}
-            drop_run_dir()
+            self._drop_run_dir(recorder, before)
         return "ok", row, files
 
+    def run(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
+        """Play one attempt of ``job`` in this thread.
 
-def _retrying(runner: EpisodeRunner, environment: str, job: EpisodeJob, max_retries: int) -> dict[str, Any]:
+        Returns:
+            ``("ok", row, files)``, ``files`` being ``{name: bytes}`` of the run directory with
+            ``ship_artifacts`` (else ``None``); or ``("failed", FailedAttempt, None)`` when the
+            policy raised: the episode was aborted and its run directory deleted.
+
+        Raises:
+            SiloError, gymnasium.error.Error: errors of the environment or the setup.
+            BaseException: an interruption (the attempt is thrown away first).
+        """
+        env_id, env, recorder, before, options = self._begin(job)
+        meter = EpisodeMeter()
+        token = EPISODE_METER.set(meter)
+        try:
+            try:
+                played = self._play(env, job.seed, options)
+            except (SiloError, gym.error.Error):
+                if self.ship_artifacts:
+                    self._drop_run_dir(recorder, before)
+                raise
+            except Exception as exc:
+                self._discard(env, recorder, before, exc)
+                return "failed", FailedAttempt(describe_error(exc), meter.retries), None
+            except BaseException as exc:
+                self._discard(env, recorder, before, exc)
+                raise
+            return self._outcome(job, env, recorder, before, played)
+        finally:
+            EPISODE_METER.reset(token)
+            self.release(env_id, env)
+
+    async def arun(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
+        """:meth:`run` on the running event loop: a policy with ``arun_episode`` is awaited (under
+        ``episode_timeout_s``); any other is played inline. A timed-out attempt gives
+        ``("failed", FailedAttempt(..., timed_out=True), None)``; a cancellation throws the
+        attempt away (episode ended, run directory deleted) and propagates."""
+        if not self.plays_on_loop:
+            return self.run(job)
+        fresh_env = not self._free.get(self.env_ids[job.env_pos])
+        env_id, env, recorder, before, options = self._begin(job)
+        if fresh_env:  # building an env takes milliseconds: let the episodes in flight move on first
+            await asyncio.sleep(0)
+        meter = EpisodeMeter()
+        token = EPISODE_METER.set(meter)
+        limit = self.episode_timeout_s
+        clock = asyncio.timeout(limit)
+        try:
+            try:
+                async with clock:
+                    episode = await self.policy.arun_episode(env, seed=job.seed, options=options)
+                played = _played_episode(episode)
+            except (SiloError, gym.error.Error):
+                if self.ship_artifacts:
+                    self._drop_run_dir(recorder, before)
+                raise
+            except Exception as exc:
+                self._discard(env, recorder, before, exc)
+                if isinstance(exc, TimeoutError) and clock.expired():
+                    return "failed", FailedAttempt(_timeout_text(limit, meter), meter.retries, True), None
+                return "failed", FailedAttempt(describe_error(exc), meter.retries), None
+            except BaseException as exc:
+                self._discard(env, recorder, before, exc)
+                raise
+            return self._outcome(job, env, recorder, before, played)
+        finally:
+            EPISODE_METER.reset(token)
+            self.release(env_id, env)
+
+
+def _timeout_text(limit: float | None, meter: EpisodeMeter) -> str:
+    what = (f"the model call of turn {meter.turns} did not return" if meter.waiting
+            else f"the policy had not finished after {meter.turns} model call(s)")
+    return f"Episode timed out after {limit:g} s (episode_timeout_s): {what}."
+
+
+async def aplay_with_retries(runner: EpisodeRunner, environment: str, job: EpisodeJob,
+                             max_retries: int) -> dict[str, Any]:
+    """Play ``job`` (:meth:`EpisodeRunner.arun`) until an attempt gives a row, at most
+    ``max_retries + 1`` times; else its failed row. A timed-out attempt is not played again:
+    its failed row's ``error`` says what timed out."""
+    retries = 0
     error = ""
-    for _ in range(max_retries + 1):
-        status, value, _files = runner.run(job)
+    for attempt in range(max_retries + 1):
+        status, value, _files = await runner.arun(job)
         if status == "ok":
+            value["retries"] += retries
             return value  # type: ignore[no-any-return]
-        error = value
-    return failed_row(environment, job.task_id, job.episode, runner.label,
-                      f"Episode failed after {max_retries + 1} attempt(s): {error}")
-
-
-def _iter_local(runner: EpisodeRunner, episodes_per_task: int, seed: int,
-                max_retries: int) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
-    try:
-        for pos, env_id in enumerate(runner.env_ids):
-            plan = runner.plan(pos)
-            for job in plan.jobs(pos, episodes_per_task, seed):
-                yield job.order, _retrying(runner, plan.environment, job, max_retries)
-            runner.close_env(env_id)
-    finally:
-        runner.close()
+        retries += value.retries
+        error = f"Episode failed after {attempt + 1} attempt(s): {value.error}"
+        if value.timed_out:
+            error = value.error
+            break
+    return failed_row(environment, job.task_id, job.episode, runner.label, error, retries)
 
 
 def _ordered(
@@ -599,6 +717,10 @@ def _ordered(
     ray_address: str | None,
     max_retries: int,
     ray_actor_options: dict[str, Any] | None,
+    concurrency: int,
+    episode_timeout_s: float | None,
+    skip: Container[tuple[str, str, int]] | None,
+    counters: Any,
 ) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
     """Check the arguments now, then return the generator of ``(order, row)``."""
     if backend not in BACKENDS:
@@ -611,20 +733,33 @@ def _ordered(
     if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
                                     or num_workers < 1):
         raise ValueError(f"num_workers must be an int >= 1 or None, got {num_workers!r}.")
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be an int >= 1, got {concurrency!r}.")
+    if episode_timeout_s is not None and (isinstance(episode_timeout_s, bool)
+                                          or not isinstance(episode_timeout_s, (int, float))
+                                          or not 0 < episode_timeout_s < float("inf")):
+        raise ValueError(f"episode_timeout_s must be a number of seconds above 0 or None, got {episode_timeout_s!r}.")
     if backend == "local":
+        from .local_backend import check_concurrency, iter_local
+
         if num_workers not in (None, 1):
             raise ValueError('num_workers > 1 needs backend="ray" (the local backend is this one process).')
         if ray_address is not None or ray_actor_options is not None:
             raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
-        runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir)
-        source = _iter_local(runner, episodes_per_task, seed, max_retries)
+        runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir,
+                               episode_timeout_s=episode_timeout_s)
+        check_concurrency(runner, concurrency, episode_timeout_s, lambda: f"the policy {runner.label!r}")
+        source = iter_local(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
+                            concurrency=concurrency, skip=skip, counters=counters)
     else:
         from .ray_backend import iter_ray, require_ray
 
         require_ray()
         source = iter_ray(ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
                           env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
-                          num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options)
+                          num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options,
+                          concurrency=concurrency, episode_timeout_s=episode_timeout_s, skip=skip,
+                          counters=counters)
     if progress is None:
         return source
     return _with_progress(source, progress)
@@ -652,21 +787,27 @@ def iter_collect(
     ray_address: str | None = None,
     max_retries: int = 2,
     ray_actor_options: dict[str, Any] | None = None,
+    concurrency: int = 1,
+    episode_timeout_s: float | None = None,
+    skip: Container[tuple[str, str, int]] | None = None,
+    counters: Any = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
     directory is in ``runs_dir``).
 
-    Order: the order in which episodes finish. On the local backend that is :func:`collect`'s
-    order; on Ray it depends on timing, so use each row's ``environment``, ``task_id`` and
-    ``episode`` to place it. Nothing is kept here: memory stays bounded by what the caller keeps
-    (with Ray, at most 2 episodes per worker are in flight). The arguments are checked when
-    ``iter_collect`` is called (a missing Ray raises then); episodes start on the first
-    ``next()``. Closing the iterator early stops the workers.
+    Order: the order in which episodes finish. With ``concurrency=1`` on the local backend that
+    is :func:`collect`'s order; otherwise it depends on timing, so use each row's
+    ``environment``, ``task_id`` and ``episode`` to place it. Nothing is kept here: memory stays
+    bounded by what the caller keeps (at most ``concurrency`` episodes in flight and as many rows
+    waiting, per Ray worker with Ray). The arguments are checked when ``iter_collect`` is called
+    (a missing Ray raises then); episodes start on the first ``next()``. Closing the iterator
+    early stops the episodes in flight (thrown away: no row, no run directory) and the workers.
     """
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
                        env_kwargs=env_kwargs, policy_name=policy_name, progress=progress, backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
-                       ray_actor_options=ray_actor_options)
+                       ray_actor_options=ray_actor_options, concurrency=concurrency,
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
     return _rows_only(ordered)
 
 
@@ -695,6 +836,10 @@ def collect(
     ray_address: str | None = None,
     max_retries: int = 2,
     ray_actor_options: dict[str, Any] | None = None,
+    concurrency: int = 1,
+    episode_timeout_s: float | None = None,
+    skip: Container[tuple[str, str, int]] | None = None,
+    counters: Any = None,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
     episode (module docs for the columns, the policy kinds, failed rows and retries).
@@ -724,6 +869,21 @@ def collect(
         max_retries: extra attempts of an episode whose attempt failed (>= 0).
         ray_actor_options: passed to each actor's ``.options()`` (default ``{"num_cpus": 1}``),
             e.g. ``{"num_cpus": 0.25}`` for I/O-bound LLM policies or custom ``resources``.
+        concurrency: episodes in flight at once, each on its own env, on one event loop (per
+            Ray worker with Ray). Above 1 the policy must await its model (``arun_episode``:
+            ``ChatPolicy``/``TextProtocolPolicy``, best with an async model function such as
+            :func:`~silo_gym.llm.openai_acomplete`). The rows are the same as with 1.
+        episode_timeout_s: the seconds one attempt of an episode may take (policies with
+            ``arun_episode`` only); past it the episode is thrown away and gives a failed row
+            whose ``error`` says what timed out (not attempted again). ``None``: no limit.
+        skip: ``(environment, task_id, episode)`` keys of episodes not to play (a resumed
+            collection, :func:`silo_gym.data.stream.collect_jsonl`).
+        counters: a :class:`~silo_gym.data.local_backend.CollectCounters` to keep live counts in
+            (episodes started, rows handed over), for progress displays.
+
+    Interruption (local backend, main thread): SIGINT/SIGTERM start no new episode and throw the
+    ones in flight away; the rows finished before are handed over (``progress`` sees them), then
+    ``CollectionInterrupted`` (a ``KeyboardInterrupt``) is raised (:mod:`silo_gym.data.local_backend`).
 
     Returns:
         The rows, by id, then task, then episode index (whatever the backend).
@@ -737,7 +897,8 @@ def collect(
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
                        env_kwargs=env_kwargs, policy_name=policy_name, progress=progress, backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
-                       ray_actor_options=ray_actor_options)
+                       ray_actor_options=ray_actor_options, concurrency=concurrency,
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
     items = list(ordered)
     items.sort(key=lambda item: item[0])
     return [row for _, row in items]

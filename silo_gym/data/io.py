@@ -91,6 +91,7 @@ def _schemas(pa: Any) -> dict[str, Any]:
         ("error", pa.string()),
         ("tool_calls", pa.int64()),
         ("tool_errors", pa.int64()),
+        ("retries", pa.int64()),
     ])
     pairs = pa.schema([
         ("prompt", messages),

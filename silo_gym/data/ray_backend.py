@@ -7,9 +7,11 @@ What runs where:
   and writes everything that ends up on its disk: the run directories in ``runs_dir`` and,
   through the caller, the rows.
 - Each **worker** is a Ray actor (:class:`RayEpisodeWorker`). It imports ``silo_gym``, rebuilds
-  the policy, builds each id's env once, then plays **whole episodes**: the policy, any LLM call
-  included, runs inside the actor; there is one remote call per episode, never one per step. At
-  most 2 episodes per worker are in flight, so the driver holds little and workers never starve.
+  the policy, then plays **whole episodes**: the policy, any LLM call included, runs inside the
+  actor; there is one remote call per episode, never one per step. The actor is an async actor:
+  up to ``concurrency`` episodes play at once on its event loop, each on its own env (as in the
+  local backend), and one more waits, so the driver holds little and workers never starve.
+  ``episode_timeout_s`` applies inside the worker.
 
 The policy travels as follows: a string (``"random"``, ``path.py[:name]``) is sent as the string
 and rebuilt in every worker (``path.py`` is resolved against the driver's current directory and
@@ -62,12 +64,20 @@ from pathlib import Path
 from typing import Any
 
 from ..wrappers.record import write_atomic
-from .collect import RUN_FILES, EpisodeJob, EpisodeRunner, describe_error, failed_row, plan_envs
+from .collect import (
+    RUN_FILES,
+    EpisodeJob,
+    EpisodeRunner,
+    FailedAttempt,
+    describe_error,
+    failed_row,
+    plan_envs,
+)
 
 __all__ = ["IN_FLIGHT_PER_WORKER", "RayEpisodeWorker", "iter_ray", "publish_run", "require_ray"]
 
-#: Episodes submitted to one worker at a time: one playing, one waiting.
-IN_FLIGHT_PER_WORKER = 2
+#: Episodes submitted to one worker at a time beyond its ``concurrency``: one waiting.
+IN_FLIGHT_PER_WORKER = 1
 
 #: Seconds without any worker ready before a warning says the cluster may lack resources.
 STARTUP_WARNING_S = 60.0
@@ -209,23 +219,28 @@ class RayEpisodeWorker:
             self._runner = EpisodeRunner(
                 config["env_ids"], config["policy"], env_kwargs=config["env_kwargs"],
                 policy_name=config["policy_name"], runs_dir=runs_dir, ship_artifacts=runs_dir is not None,
-                cwd=config["cwd"], env_paths=config["env_paths"])
-            self._runner.open_all()
+                cwd=config["cwd"], env_paths=config["env_paths"], episode_timeout_s=config["episode_timeout_s"])
+            from .local_backend import check_concurrency
+
+            runner = self._runner
+            check_concurrency(runner, config["concurrency"], config["episode_timeout_s"],
+                              lambda: f"the policy {runner.label!r}")
+            runner.open_all()
             return "ok", {"label": self._runner.label, "pid": os.getpid(), "host": socket.gethostname()}, None
         except Exception as exc:
             return "raise", _portable(exc), None
 
-    def run(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
+    async def run(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
         assert self._runner is not None, "ready() must succeed first"
         try:
-            return self._runner.run(EpisodeJob(*job))
+            return await self._runner.arun(EpisodeJob(*job))
         except Exception as exc:
             return "raise", _portable(exc), None
 
-    def close(self) -> bool:
+    async def close(self) -> bool:
         if self._runner is not None:
             with contextlib.suppress(Exception):
-                self._runner.close()
+                await self._runner.aclose()
         if self._stage is not None:
             shutil.rmtree(self._stage, ignore_errors=True)
             _sweep_stale_stages(self._stage.parent)
@@ -283,15 +298,29 @@ def iter_ray(
     num_workers: int | None,
     ray_address: str | None,
     actor_options: dict[str, Any] | None,
+    concurrency: int = 1,
+    episode_timeout_s: float | None = None,
+    skip: Any = None,
+    counters: Any = None,
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
-    """Yield ``(order, row)`` for every episode, in completion order (module docs)."""
+    """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip`` and
+    ``counters`` as for :func:`silo_gym.data.collect`."""
     ray = require_ray()
     from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
     plans = plan_envs(env_ids, env_kwargs)
     total = sum(len(p.task_ids) for p in plans) * episodes_per_task
+    if counters is not None:
+        counters.total = total
+    if skip is not None:
+        skipped = sum(1 for p in plans for t in p.task_ids for i in range(episodes_per_task)
+                      if (p.environment, t, i) in skip)
+        total -= skipped
+        if counters is not None:
+            counters.skipped = skipped
     if total == 0:
         return
+    in_flight = concurrency + IN_FLIGHT_PER_WORKER
     runs_root = os.path.abspath(runs_dir) if runs_dir is not None else None
     config = {
         "env_ids": [p.env_id for p in plans],
@@ -301,6 +330,8 @@ def iter_ray(
         "policy_name": policy_name,
         "cwd": os.getcwd(),
         "record": runs_root is not None,
+        "concurrency": concurrency,
+        "episode_timeout_s": episode_timeout_s,
     }
     environments = [p.environment for p in plans]
 
@@ -325,7 +356,7 @@ def iter_ray(
         config_ref = ray.put(config)
         options: dict[str, Any] = {"num_cpus": 1}
         options.update(actor_options or {})
-        options.update(max_restarts=0, max_task_retries=0)
+        options.update(max_restarts=0, max_task_retries=0, max_concurrency=in_flight + 2)
         if num_workers is None:
             cpus = float(ray.cluster_resources().get("CPU", 1.0))
             per_actor = float(options.get("num_cpus") or 0) or 1.0
@@ -335,7 +366,9 @@ def iter_ray(
 
         calls: dict[Any, _Call] = {}
         fresh: Iterator[EpisodeJob] = (job for pos, plan in enumerate(plans)
-                                       for job in plan.jobs(pos, episodes_per_task, seed))
+                                       for job in plan.jobs(pos, episodes_per_task, seed)
+                                       if skip is None or (plan.environment, job.task_id, job.episode) not in skip)
+        spent: dict[Order, int] = {}  # model-call retries of earlier attempts, per episode
         lookahead: list[EpisodeJob] = []
         # (job, attempt, worker to avoid, play alone)
         retries: deque[tuple[EpisodeJob, int, tuple[int, int] | None, bool]] = deque()
@@ -375,35 +408,42 @@ def iter_ray(
             # own failed attempt only when no other can take it (second pass).
             for own in (False, True):
                 for slot in slots:
-                    while slot.up and len(slot.fifo) < IN_FLIGHT_PER_WORKER:
+                    while slot.up and len(slot.fifo) < in_flight:
                         item = take(slot, own)
                         if item is None:
                             break
                         job, attempt, alone = item
+                        if attempt == 0 and counters is not None:
+                            counters.started += 1
                         ref = slot.actor.run.remote(tuple(job))
                         calls[ref] = _Call("run", slot.index, slot.generation, job, attempt, alone)
                         slot.fifo.append(ref)
 
         def charge(call: _Call, error: str, avoid: tuple[int, int] | None,
-                   alone: bool = False) -> tuple[Order, dict[str, Any]] | None:
+                   alone: bool = False, timed_out: bool = False) -> tuple[Order, dict[str, Any]] | None:
             assert call.job is not None
-            if call.attempt < max_retries:
+            if call.attempt < max_retries and not timed_out:
                 retries.append((call.job, call.attempt + 1, avoid, alone))
                 return None
             job = call.job
             label = slots[call.slot].info.get("label") or policy_name or str(config["policy"])
-            row = failed_row(environments[job.env_pos], job.task_id, job.episode, label,
-                             f"Episode failed after {call.attempt + 1} attempt(s): {error}")
+            text = error if timed_out else f"Episode failed after {call.attempt + 1} attempt(s): {error}"
+            row = failed_row(environments[job.env_pos], job.task_id, job.episode, label, text,
+                             spent.pop(job.order, 0))
             return job.order, row
 
         def finish(call: _Call, outcome: tuple[str, Any, Any]) -> tuple[Order, dict[str, Any]] | None:
             status, value, files = outcome
             if status == "raise":
                 raise value
-            if status == "failed":
-                return charge(call, value, (call.slot, call.generation))
             assert call.job is not None
+            if status == "failed":
+                failed: FailedAttempt = value
+                order = call.job.order
+                spent[order] = spent.get(order, 0) + failed.retries
+                return charge(call, failed.error, (call.slot, call.generation), timed_out=failed.timed_out)
             row = value
+            row["retries"] += spent.pop(call.job.order, 0)
             if files is not None and runs_root is not None:
                 row["run_id"] = publish_run(runs_root, row["run_id"], files)
             return call.job.order, row
@@ -503,7 +543,10 @@ def iter_ray(
                     slot.fifo.remove(ref)
                     one = finish(call, outcome)
                     items = [one] if one is not None else []
-                yield from items
+                for item in items:
+                    if counters is not None:
+                        counters.finished += 1
+                    yield item
     finally:
         # Idle workers delete their staging directories; busy ones (the caller stopped early, or
         # an error) are killed at once, and a later worker on that node sweeps what they left.

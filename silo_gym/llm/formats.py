@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import orjson
+
 from ..jsonfmt import dumps_compact, loads_strict
 
 __all__ = [
@@ -455,7 +457,11 @@ def to_chat_messages(messages: Sequence[Any], api: str) -> list[dict[str, Any]]:
     message; the leading system message stays.
     """
     if api in ("chat", "text"):
-        return [copy.deepcopy(dict(m)) for m in messages]
+        try:  # JSON data (the usual case): an orjson round trip is many times cheaper than deepcopy
+            copied = orjson.loads(orjson.dumps([dict(m) for m in messages]))
+        except (TypeError, orjson.JSONEncodeError):
+            copied = [copy.deepcopy(dict(m)) for m in messages]
+        return copied  # type: ignore[no-any-return]
     out: list[dict[str, Any]] = []
     if api == "responses":
         for item in messages:

@@ -23,13 +23,24 @@ answer that contains JSON is still an answer. Tags take precedence: when a reply
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..jsonfmt import dumps_compact, loads_strict
-from .policy import Episode, _Loop
+from .policy import (
+    DEFAULT_RETRY,
+    Episode,
+    EpisodeLoop,
+    RetryPolicy,
+    Steps,
+    aclose_model,
+    adrive,
+    copy_messages,
+    drive,
+    is_async_callable,
+    run_coroutine,
+)
 
 __all__ = ["TEXT_PROTOCOL_INTRO", "TextProtocolPolicy", "format_tool_results", "parse_reply", "render_tools"]
 
@@ -146,21 +157,30 @@ class TextProtocolPolicy:
         system_prompt: the first paragraph of the system prompt (default
             :data:`TEXT_PROTOCOL_INTRO`); the tool list and the protocol always follow it.
         model: the model name for ``model_step`` events (``api="text"``).
+        retry: how transient model errors are retried (``None``: never), as for ``ChatPolicy``.
 
     ``run_episode(env, *, seed=None, options=None) -> Episode`` works like ``ChatPolicy``'s:
     each tool call in a reply is one step; ``Episode.messages`` is the chat conversation
     (tool results as user messages of ``<tool_result>`` blocks); each turn is reported as a
-    ``model_step`` with ``reply = {"role": "assistant", "content": <text>}``. An exception from
-    ``complete_text`` aborts the episode (``agent_error``) and propagates.
+    ``model_step`` with ``reply = {"role": "assistant", "content": <text>}``. A permanent error
+    from ``complete_text`` aborts the episode (``agent_error``) and propagates.
+    ``complete_text`` may be ``async def``; ``await arun_episode(...)`` plays the same loop on the
+    running event loop.
     """
 
     api = "text"
 
     def __init__(self, complete_text: Callable[..., Any], *, system_prompt: str | None = None,
-                 model: str | None = None) -> None:
+                 model: str | None = None, retry: RetryPolicy | None = DEFAULT_RETRY) -> None:
         self.complete_text = complete_text
         self.intro = TEXT_PROTOCOL_INTRO if system_prompt is None else system_prompt
         self.model = model
+        self.retry = retry
+
+    @property
+    def is_async(self) -> bool:
+        """True when ``complete_text`` is a coroutine function."""
+        return is_async_callable(self.complete_text)
 
     def __repr__(self) -> str:
         return f"TextProtocolPolicy(model={self.model!r})"
@@ -181,12 +201,33 @@ class TextProtocolPolicy:
 
     def run_episode(self, env: Any, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Episode:
         """Reset ``env`` and play one episode to its end; returns the :class:`Episode`."""
-        loop = _Loop(env, "text", self.model)
+        if self.is_async:
+            return run_coroutine(self._arun_once(env, seed, options))
+        return drive(self.steps(env, seed, options), self.complete_text, self.retry)
+
+    async def _arun_once(self, env: Any, seed: int | None, options: dict[str, Any] | None) -> Episode:
+        try:
+            return await self.arun_episode(env, seed=seed, options=options)
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the model function's connections on the running loop (``complete_text.aclose()``)."""
+        await aclose_model(self.complete_text)
+
+    async def arun_episode(self, env: Any, *, seed: int | None = None,
+                           options: dict[str, Any] | None = None) -> Episode:
+        """:meth:`run_episode` on the running event loop."""
+        return await adrive(self.steps(env, seed, options), self.complete_text, self.retry, self.is_async)
+
+    def steps(self, env: Any, seed: int | None, options: dict[str, Any] | None) -> Steps:
+        """The episode loop as a generator of model requests (see ``ChatPolicy.steps``)."""
+        loop = EpisodeLoop(env, "text", self.model)
         obs, reset_info = loop.reset(seed, options)
         messages: list[dict[str, Any]] = self.prompt(obs, reset_info.get("tools") or [])
         pending: list[Any] = list(messages)
         while not loop.done:
-            raw, usage, model, latency = loop.ask(self.complete_text, copy.deepcopy(messages))
+            raw, usage, model, latency = yield from loop.ask(copy_messages(messages))
             text = _reply_content(raw)
             reply = {"role": "assistant", "content": text}
             messages.append(reply)

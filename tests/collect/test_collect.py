@@ -252,7 +252,7 @@ def test_gym_policy_exception_is_retried_then_a_failed_row(tmp_path):
         assert row["reward"] is None and row["run_id"] is None and row["passed"] is None
         assert row["error"] == "Episode failed after 2 attempt(s): ValueError: policy bug"
         assert row["policy"] == "test_gym_policy_exception_is_retried_then_a_failed_row.<locals>.bad"
-        assert row == failed_row("demo", "TASK-004", row["episode"], row["policy"], row["error"])
+        assert row == failed_row("demo", "TASK-004", row["episode"], row["policy"], row["error"], 0)
     assert list(tmp_path.iterdir()) == []  # failed attempts leave no run directory
     assert preference_pairs(rows) == []
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -194,9 +195,9 @@ class Killer(ChatPolicy):
     """The scripted chat policy, but the worker process dies in the middle of a target episode,
     after its first tool call: only the first time ({first_only!r}), or every time."""
 
-    def run_episode(self, env, *, seed=None, options=None):
+    def steps(self, env, seed, options):  # the loop of run_episode and arun_episode alike
         self.armed = seed in TARGET_SEEDS and (not {first_only!r} or not MARKER.exists())
-        return super().run_episode(env, seed=seed, options=options)
+        return super().steps(env, seed, options)
 
 
 def make_policy():
@@ -358,3 +359,29 @@ def test_publish_run_draws_a_new_suffix_on_a_clash(tmp_path):
     assert json.loads((tmp_path / other / "trace.jsonl").read_text())["runId"] == other
     assert (tmp_path / other / "result.json").read_bytes() == files["result.json"]
     assert sorted(os.listdir(tmp_path / other)) == sorted(files)
+
+
+def test_concurrency_inside_each_worker(ray_cluster, tmp_path):
+    pytest.importorskip("aiohttp")
+    from silo_gym.llm import openai_acomplete
+    from silo_gym.mock_model import MockModelServer
+
+    with MockModelServer(latency_ms=30, faults=["hang@3"]) as server:
+        policy = ChatPolicy(openai_acomplete(server.openai_base_url, "m", lean=True), model="m")  # pickled
+        runs = tmp_path / "runs"
+        rows = collect(DEMO, policy, episodes_per_task=4, backend="ray", num_workers=1, concurrency=12,
+                       episode_timeout_s=8.0, runs_dir=runs)
+        assert len(rows) == 24
+        failed = [r for r in rows if r["reward"] is None]
+        assert len(failed) == 1, [r["error"] for r in failed]
+        # request 3 is an early turn of one episode (which one depends on timing)
+        assert re.fullmatch(r"Episode timed out after 8 s \(episode_timeout_s\): the model call of turn [12] did "
+                            r"not return\.", failed[0]["error"])
+        good = [r for r in rows if r["reward"] is not None]
+        assert all(r["reward"] == 1.0 for r in good)
+        assert sorted(p.name for p in runs.iterdir()) == sorted(r["run_id"] for r in good)
+        local = collect(DEMO, policy, episodes_per_task=4)
+    by_key = {(r["task_id"], r["episode"]): r for r in local}
+    for row in good:
+        expected = {k: v for k, v in by_key[(row["task_id"], row["episode"])].items() if k != "run_id"}
+        assert {k: v for k, v in row.items() if k != "run_id"} == expected

@@ -1,0 +1,45 @@
+"""The progress bar of ``silo-gym collect``: episodes done (of the total), in flight, failed,
+episodes per second and mean reward (issue 11). Shown on stderr when it is a terminal."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from ..rounding import to_fixed
+
+__all__ = ["CollectProgress"]
+
+
+class CollectProgress:
+    """A ``progress(row)`` callback drawing a tqdm bar from rows and live ``counters``."""
+
+    def __init__(self, label: str, total: int | None, counters: Any) -> None:
+        from tqdm import tqdm
+
+        self.counters = counters
+        self.failed = 0
+        self.rewards = 0.0
+        self.rewarded = 0
+        self.started = time.perf_counter()
+        self.bar = tqdm(total=total, desc=label, file=sys.stderr, unit="ep", dynamic_ncols=True)
+        self.skipped_shown = False
+
+    def __call__(self, row: dict[str, Any]) -> None:
+        if not self.skipped_shown:  # a resumed collection: the rows already on disk count as done
+            self.skipped_shown = True
+            if self.counters.skipped:
+                self.bar.update(self.counters.skipped)
+        if row["reward"] is None:
+            self.failed += 1
+        else:
+            self.rewards += row["reward"]
+            self.rewarded += 1
+        mean = to_fixed(self.rewards / self.rewarded, 2) if self.rewarded else "-"
+        self.bar.update(1)
+        self.bar.set_postfix_str(f"in flight {self.counters.in_flight}, failed {self.failed}, mean reward {mean}",
+                                 refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
