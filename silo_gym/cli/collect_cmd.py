@@ -73,6 +73,8 @@ def collect_command(args: argparse.Namespace) -> int:
         env_kwargs["max_tool_calls"] = args.max_tool_calls
     if args.timeout_ms is not None:
         env_kwargs["timeout_ms"] = args.timeout_ms
+    if args.variants:  # each episode's seed draws its variant world (docs/variants.md)
+        env_kwargs["variants"] = True
     runs_dir: str | None = args.runs_dir
     backend: str = args.backend or "local"
     if backend not in BACKENDS:
@@ -186,6 +188,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--format", metavar="F1,F2", default="jsonl",
                    help=f"file formats, comma-separated: {', '.join(FORMATS)}")
     p.add_argument("--seed", metavar="S", type=whole_number, default=0, help="seed of the first episode")
+    p.add_argument("--variants", action="store_true",
+                   help="play variant worlds, drawn from each episode's seed (the variant column)")
     p.add_argument("--runs-dir", metavar="DIR", help="where run directories go (default: none are written)")
     p.add_argument("--max-tool-calls", metavar="N", type=non_negative,
                    help="tool calls allowed per episode (default: the environment's, 100)")

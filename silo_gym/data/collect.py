@@ -7,6 +7,9 @@ A row has exactly the columns of :data:`EPISODE_COLUMNS`, in that order:
     the environment name and the task id.
 ``episode``
     the episode's index within its task (0, 1, ...).
+``variant``
+    the variant number of the episode's world (``variants=True``, docs/variants.md), ``None`` for
+    the canonical world.
 ``run_id``
     the run id when the episode was recorded (``runs_dir`` given), else ``None``.
 ``policy``
@@ -135,7 +138,7 @@ RUN_FILES = ("trace.jsonl", "state-diff.json", "result.json", "run.json")
 
 #: The columns of an episode row, in order (gym-api.md).
 EPISODE_COLUMNS: tuple[str, ...] = (
-    "environment", "task_id", "episode", "run_id", "policy", "prompt", "messages", "actions", "reward",
+    "environment", "task_id", "episode", "variant", "run_id", "policy", "prompt", "messages", "actions", "reward",
     "passed", "required_passed", "required_total", "checks", "state_diff", "termination_reason", "error",
     "tool_calls", "tool_errors", "retries",
 )
@@ -345,7 +348,10 @@ def _play_agent(env: Any, agent: Callable[..., Any], seed: int, options: dict[st
 
     returned = drive_agent(unwrapped, instruction, agent, call_tool)
     end = episode.end
-    assert end is not None and end.outcome is not None and end.result is not None
+    assert end is not None
+    if end.outcome is None or end.result is None or end.state_diff is None:
+        raise EpisodeNotGraded(end.error or "the world was not graded")
+    assert end.outcome is not None and end.result is not None
     with lock:
         actions = list(actions)
         observations = list(observations)
@@ -371,12 +377,14 @@ def _play_episode_policy(env: Any, policy: Any, seed: int, options: dict[str, An
     return _played_episode(policy.run_episode(env, seed=seed, options=options))
 
 
-def _row(environment: str, task_id: str, index: int, run_id: str | None, label: str, played: _Played) -> dict[str, Any]:
+def _row(environment: str, task_id: str, index: int, run_id: str | None, label: str, played: _Played,
+         variant: int | None = None) -> dict[str, Any]:
     result = played.result
     return {
         "environment": environment,
         "task_id": task_id,
         "episode": index,
+        "variant": variant,
         "run_id": run_id,
         "policy": label,
         "prompt": played.prompt,
@@ -405,6 +413,11 @@ def failed_row(environment: str, task_id: str, episode: int, policy: str, error:
     row.update(environment=environment, task_id=task_id, episode=episode, policy=policy, error=error,
                retries=retries)
     return row
+
+
+class EpisodeNotGraded(Exception):
+    """A Silo agent's run ended ungraded: a tool call was still running at deadline + grace
+    (silo-format §5.3, amended). Its row is a failed row, and it is not played again."""
 
 
 class FailedAttempt(NamedTuple):
@@ -597,7 +610,9 @@ class EpisodeRunner:
     def _outcome(self, job: EpisodeJob, env: Any, recorder: RecordRun | None, before: str | None,
                  played: _Played) -> tuple[str, Any, dict[str, bytes] | None]:
         run_id = recorder.run_id if recorder is not None else None
-        row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played)
+        episode = env.unwrapped.episode
+        row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played,
+                   episode.variant if episode is not None else None)
         files: dict[str, bytes] | None = None
         if self.ship_artifacts and recorder is not None and recorder.run_dir is not None:
             run_dir = Path(recorder.run_dir)
@@ -627,6 +642,9 @@ class EpisodeRunner:
                 if self.ship_artifacts:
                     self._drop_run_dir(recorder, before)
                 raise
+            except EpisodeNotGraded as exc:  # never a made-up reward; not played again
+                self._drop_run_dir(recorder, before)
+                return "failed", FailedAttempt(f"Episode not graded: {exc}", meter.retries, True), None
             except Exception as exc:
                 self._discard(env, recorder, before, exc)
                 return "failed", FailedAttempt(describe_error(exc), meter.retries), None
@@ -780,6 +798,7 @@ def iter_collect(
     seed: int = 0,
     runs_dir: str | os.PathLike[str] | None = None,
     env_kwargs: dict[str, Any] | None = None,
+    variants: bool = False,
     policy_name: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     backend: str = "local",
@@ -804,11 +823,20 @@ def iter_collect(
     early stops the episodes in flight (thrown away: no row, no run directory) and the workers.
     """
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
-                       env_kwargs=env_kwargs, policy_name=policy_name, progress=progress, backend=backend,
+                       env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
+                       backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
                        episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
     return _rows_only(ordered)
+
+
+def _with_variants(env_kwargs: dict[str, Any] | None, variants: bool) -> dict[str, Any] | None:
+    """``env_kwargs`` with ``variants=True`` when asked: each episode's reset seed then draws its
+    variant world (docs/variants.md), so the same ``seed`` gives the same variants."""
+    if not variants:
+        return env_kwargs
+    return {**(env_kwargs or {}), "variants": True}
 
 
 def _rows_only(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]]) -> Iterator[dict[str, Any]]:
@@ -829,6 +857,7 @@ def collect(
     seed: int = 0,
     runs_dir: str | os.PathLike[str] | None = None,
     env_kwargs: dict[str, Any] | None = None,
+    variants: bool = False,
     policy_name: str | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     backend: str = "local",
@@ -895,7 +924,8 @@ def collect(
         VerifierError: grading failed.
     """
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
-                       env_kwargs=env_kwargs, policy_name=policy_name, progress=progress, backend=backend,
+                       env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
+                       backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
                        episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)

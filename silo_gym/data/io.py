@@ -76,6 +76,7 @@ def _schemas(pa: Any) -> dict[str, Any]:
         ("environment", pa.string()),
         ("task_id", pa.string()),
         ("episode", pa.int64()),
+        ("variant", pa.int64()),
         ("run_id", pa.string()),
         ("policy", pa.string()),
         ("prompt", messages),
