@@ -521,8 +521,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if ep is None or ep.done:
             ep = self._active()  # raises ResetNeeded with the right message
         parsed = parse_action(action)
-        if parsed.kind == "answer":
-            return self._finish(ep, parsed.answer, None, None)
+        kind, _, _, answer, _, traced_tool, traced_input = parsed  # one unpack: hot path
+        if kind == "answer":
+            return self._finish(ep, answer, None, None)
         # Single-threaded by Gymnasium's contract; the runner's threads use call_tool and its lock.
         if ep.check_limits() is not None:
             return self._finish(ep, None, ep.limit_message, None)
@@ -538,13 +539,13 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 "isError": True,
             })
         if self.render_mode == "ansi":
-            self._transcript.append(f"[{call_id}] {parsed.traced_tool} {dumps_compact(parsed.traced_input)}")
+            self._transcript.append(f"[{call_id}] {traced_tool} {dumps_compact(traced_input)}")
             self._transcript.append(f"  -> {text}")
         info = {
             "tool_calls": ep.tool_calls,
             "tool_errors": ep.tool_errors,
             "call_id": call_id,
-            "tool": parsed.traced_tool if parsed.traced_tool is not None else "",
+            "tool": traced_tool if traced_tool is not None else "",
             "is_error": "isError" in result,
         }
         return text, 0.0, False, False, info

@@ -22,6 +22,7 @@ from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
 from .rounding import js_round
 from .validation import type_name
+from .tools import Tool
 from .verifiers import VerifierContext, VerifierOutcome
 from .version import __version__
 
@@ -304,9 +305,9 @@ class Episode:
         self.limit_message: str | None = None
         self.signal = threading.Event()
         self.lock = threading.RLock()
-        #: ``(call_id, tool name)`` of the call executing now, read without the lock by a runner
-        #: deciding whether the agent is stuck inside a tool (silo-format §5.3, amended).
-        self.running: tuple[int, Any] | None = None
+        #: The call executing now, read without the lock by a runner deciding whether its agent
+        #: is stuck inside a tool (silo-format §5.3, amended); see :attr:`running_tool`.
+        self.running: ParsedAction | None = None
         self._emit_lock = threading.Lock()  # seq stays whole if a stuck tool returns late
         #: Whether the episode received anything from an agent (a call, an answer, a model turn);
         #: ``close()`` discards an episode that did not (gym-api.md, amended).
@@ -396,31 +397,30 @@ class Episode:
         self.tool_calls += 1
         self.acted = True
         call_id = self.tool_calls
+        kind, tool_name, tool_input, _, reason, traced_tool, traced_input = parsed  # one unpack: hot path
         listening = bool(self.listeners)
         if listening:
-            self.emit("tool_call", {"callId": call_id, "tool": parsed.traced_tool, "input": parsed.traced_input})
+            self.emit("tool_call", {"callId": call_id, "tool": traced_tool, "input": traced_input})
             t0 = time.perf_counter()
-        self.running = (call_id, parsed.traced_tool)
-        if parsed.kind == "invalid":
+        self.running = parsed
+        if kind == "invalid":
             result: dict[str, Any] = {
-                "output": {"code": "invalid_action", "message": f"{parsed.reason} {ACCEPTED_SHAPES}"},
+                "output": {"code": "invalid_action", "message": f"{reason} {ACCEPTED_SHAPES}"},
                 "isError": True,
             }
             has_float = False
         else:
-            tool = self.tool_map.get(parsed.tool)
+            tool = self.tool_map.get(tool_name)
             if tool is None:
                 result = {
-                    "output": {"code": "tool_not_found", "message": f'Unknown tool "{parsed.tool}".'},
+                    "output": {"code": "tool_not_found", "message": f'Unknown tool "{tool_name}".'},
                     "isError": True,
                 }
                 has_float = False
-            else:
-                tracked = getattr(tool, "execute_tracked", None)
-                if tracked is not None:
-                    result, has_float = tracked(parsed.input)
-                else:  # a tool object not made by bind_tools
-                    result, has_float = tool.execute(parsed.input), True
+            elif type(tool) is Tool:
+                result, has_float = tool.execute_tracked(tool_input)
+            else:  # a tool object not made by bind_tools
+                result, has_float = tool.execute(tool_input), True
         self.running = None
         is_error = "isError" in result
         if is_error:
@@ -428,7 +428,7 @@ class Episode:
         if listening:
             self.emit("tool_result", {
                 "callId": call_id,
-                "tool": parsed.traced_tool,
+                "tool": traced_tool,
                 "output": result["output"],
                 "isError": is_error,
                 "durationMs": js_round((time.perf_counter() - t0) * 1000.0),

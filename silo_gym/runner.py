@@ -243,7 +243,7 @@ def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: d
                 episode.lock.release()
             return
         running = episode.running
-        what = f'Tool "{running[1]}"' if running is not None else "Agent"
+        what = f'Tool "{running.traced_tool}"' if running is not None else "Agent"
         env.end_ungraded(f"{what} did not return within {timeout_ms} ms.", reason="timeout")
         return
     exc = outcome.get("exc")

@@ -213,7 +213,7 @@ class ServedEpisode:
                         episode.lock.release()
                 else:
                     running = episode.running
-                    what = f'Tool "{running[1]}"' if running is not None else "A tool call"
+                    what = f'Tool "{running.traced_tool}"' if running is not None else "A tool call"
                     env.end_ungraded(f"{what} was still running when the episode ended: {error}", reason=reason)
             except VerifierError:
                 pass  # recorded without result.json (silo-format §6.6); no one is left to tell
