@@ -21,8 +21,8 @@ from .diff import diff_plain_initial, diff_state
 from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
 from .rounding import js_round
-from .validation import type_name
 from .tools import Tool
+from .validation import type_name
 from .verifiers import VerifierContext, VerifierOutcome
 from .version import __version__
 
