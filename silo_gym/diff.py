@@ -8,11 +8,13 @@ to key order and writes ``140000`` and ``140000.0`` the same way (§14.4, §14.1
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 import orjson
 
 from .jsonfmt import _FALLBACK, _default, _prepare, _raw_compact, _TooDeep, canonical
+from .snapshot import dumps_plain
 
 __all__ = ["ABSENT", "EMPTY_DIFF_BYTES", "diff_plain_initial", "diff_state", "js_strict_equal", "key_by_id"]
 
@@ -182,21 +184,10 @@ def diff_plain_initial(initial: dict[str, Any], final: Any, initial_bytes: dict[
     value whose orjson bytes and value are both unchanged is skipped, and changed collections are
     compared record by record with :func:`_same_as_plain` instead of being walked whole.
     """
-    return _diff(initial, final, _collection_entry_plain, initial_bytes)
-
-
-def _dumps_plain(value: Any) -> bytes | None:
     try:
-        return orjson.dumps(value, option=_PLAIN_OPTIONS)
-    except (TypeError, OverflowError, RecursionError):
-        return None
-
-
-#: orjson refusing (TypeError) dates, dataclasses and subclasses of str/int/dict/list, which it
-#: would otherwise write in a form other than the canonical one.
-_PLAIN_OPTIONS: Final = (
-    orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-)
+        return _diff(initial, final, _collection_entry_plain, initial_bytes)
+    except Exception:  # a value whose == raises (a numpy array...): the general path settles it
+        return diff_state(initial, final)
 
 
 def _same_as_plain(plain: Any, value: Any) -> bool:
@@ -210,7 +201,7 @@ def _same_as_plain(plain: Any, value: Any) -> bool:
     the same types as far as JSON tells. Anything else is settled by the canonical bytes.
     """
     try:
-        if plain == value and _dumps_plain(value) == _dumps_plain(plain) is not None:
+        if plain == value and dumps_plain(value) == dumps_plain(plain) is not None:
             return True
     except RecursionError:
         pass
@@ -223,7 +214,7 @@ def _unchanged_key(plain: Any, value: Any, plain_bytes: bytes) -> tuple[bool, by
     orjson bytes when computed. ``False`` means "maybe changed", left to the exact per-key rules."""
     if type(plain) is not type(value):
         return False, None
-    value_bytes = _dumps_plain(value)
+    value_bytes = dumps_plain(value)
     if value_bytes != plain_bytes:
         return False, value_bytes
     try:
@@ -296,23 +287,33 @@ def _collection_entry_plain(before: Any, after: Any, before_bytes: bytes | None 
                 reverted = new[:]
                 for i in found:
                     reverted[i] = old[i]
-                same = _dumps_plain(dict(zip(common, reverted, strict=True))) == before_bytes
+                same = dumps_plain(dict(zip(common, reverted, strict=True))) == before_bytes
             elif after_bytes is not None:  # records added: redo the differing ones on before
                 patched = dict(zip(common, old, strict=True))
                 for i in found:
                     patched[common[i]] = new[i]
                 for k in added:
                     patched[k] = after_map[k]
-                same = _dumps_plain(patched) == after_bytes
+                same = dumps_plain(patched) == after_bytes
         if same is None:
-            new_bytes = _dumps_plain(_without(new, found) if found else new)
-            same = new_bytes is not None and new_bytes == _dumps_plain(_without(old, found) if found else old)
+            new_bytes = dumps_plain(_without(new, found) if found else new)
+            same = new_bytes is not None and new_bytes == dumps_plain(_without(old, found) if found else old)
         if not same:  # some record differs in key order, bool/int or float form
             found = list(range(len(common)))
     changed = [common[i] for i in found if not _same_as_plain(old[i], new[i])]
     if added or removed or changed:
         return {"added": added, "removed": removed, "changed": changed}
     return None
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of a container (the value itself when too deep to copy), else the value."""
+    if not isinstance(value, (dict, list)):
+        return value
+    try:
+        return copy.deepcopy(value)
+    except RecursionError:
+        return value
 
 
 def _diff(initial: Any, final: Any, collection_entry: Any, initial_bytes: dict[str, bytes] | None) -> dict[str, Any]:
@@ -332,7 +333,8 @@ def _diff(initial: Any, final: Any, collection_entry: Any, initial_bytes: dict[s
             if isinstance(after, _SCALAR_TYPES) and not js_strict_equal(before, after):
                 entry: dict[str, Any] = {"field": key}
                 if before is not ABSENT:
-                    entry["from"] = before
+                    # a container taken whole is copied: the diff must not change with its world
+                    entry["from"] = _copied(before)
                 entry["to"] = after
                 scalars.append(entry)
             continue

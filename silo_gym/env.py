@@ -7,23 +7,24 @@ rules of :mod:`silo_gym.episode` (silo-format §5).
 from __future__ import annotations
 
 import copy
-import inspect
 import numbers
 import os
 import threading
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, SupportsFloat
 
 import gymnasium as gym
 import orjson
 from gymnasium.error import ResetNeeded
 
-from .episode import Episode, EpisodeEnd, Listener, Snapshot, _orjson_exact, parse_action
+from .episode import Episode, EpisodeEnd, Listener, parse_action
 from .errors import SiloError
 from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
-from .loader import Environment, open_environment, open_environment_at
-from .provenance import environment_hash
+from .loader import Environment, accepts_variant, open_environment, open_environment_at
+from .provenance import environment_hash_of
+from .snapshot import Snapshot, round_trips_exactly
 from .spaces import JsonText, ToolCall
 from .tools import tool_list
 from .verifiers import find_verifier
@@ -94,14 +95,6 @@ def _check_fresh(environment: str, previous: Any, state: Any) -> None:
         )
 
 
-def _takes_variant(create_state: Any) -> bool:
-    """Whether ``create_state`` accepts a ``variant`` argument (docs/variants.md)."""
-    try:
-        return "variant" in inspect.signature(create_state).parameters
-    except (TypeError, ValueError):  # a callable whose signature cannot be read
-        return False
-
-
 class _ModuleShared:
     """What every env over one loaded environment module shares: the tool list (as a list and as
     orjson bytes for fresh copies), the action-space template, whether states round-trip exactly
@@ -113,10 +106,10 @@ class _ModuleShared:
     def __init__(self, env: Environment) -> None:
         module = env.module
         self.tools = tool_list(module.bind_tools(env.create_state()))
-        self.tools_json = orjson.dumps(self.tools) if _orjson_exact(self.tools) else None
+        self.tools_json = orjson.dumps(self.tools) if round_trips_exactly(self.tools) else None
         self.space = ToolCall(self.tools)
         self.orjson_state: bool | None = None
-        self.variant_capable = _takes_variant(module.create_state)
+        self.variant_capable = accepts_variant(module.create_state)
         render = getattr(module, "render_instruction", None)
         self.render_instruction = render if callable(render) else None
         preconditions = getattr(module, "task_preconditions", None)
@@ -332,8 +325,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
 
         Returns ``(instruction, info)`` with info keys ``environment``, ``task_id``, ``title``,
         ``variant`` (``None`` for the canonical world), ``tools``, ``tool_calls`` (0) and
-        ``max_tool_calls``. An unfinished episode is first ended as
-        ``abort("Episode abandoned by reset().")``, once the new world has been built.
+        ``max_tool_calls``. An unfinished episode is first ended, once the new world has been
+        built: as ``abort("Episode abandoned by reset().")`` when it received an action, else
+        discarded, neither graded nor recorded (docs/spec-amendments.md).
 
         ``options``: ``task_id`` (the per-environment env), ``variant`` (an int >= 0, or ``None``
         for the canonical world; docs/variants.md).
@@ -360,14 +354,23 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             task = self._rendered_task(task, state)
         previous = self.episode
         if previous is not None and not previous.done:
-            self._abandon("Episode abandoned by reset().")
+            if previous.acted:
+                self._abandon("Episode abandoned by reset().")
+            else:  # nothing was played (a vector env's auto-reset episode): nothing to grade
+                previous.discard()
         module = self._module
         if previous is not None:
             _check_fresh(self.environment_name, previous.state, state)
+        # Whether the world round-trips exactly through orjson: decided once for the canonical
+        # world (the same every time), for each variant world on its own (their values vary).
         shared = self._shared
-        if shared.orjson_state is None:
-            shared.orjson_state = _orjson_exact(state)
-        snapshot = Snapshot.take(state, shared.orjson_state)
+        if variant is not None:
+            exact = round_trips_exactly(state)
+        else:
+            if shared.orjson_state is None:
+                shared.orjson_state = round_trips_exactly(state)
+            exact = shared.orjson_state
+        snapshot = Snapshot.take(state, exact)
         tools = module.bind_tools(state)
         self.episode = Episode(
             environment=self.environment_name,
@@ -405,7 +408,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
     def environment_hash(self) -> str:
         """The environment's content hash (``config.environmentHash``), computed once per env."""
         if self._environment_hash is None:
-            self._environment_hash = environment_hash(self.silo_env)
+            self._environment_hash = environment_hash_of(self.silo_env, self._shared.tools)
         return self._environment_hash
 
     def _require_variant_capable(self) -> None:
@@ -636,8 +639,35 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
 
         Raises:
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
+            ValueError: ``reason`` is not one of Silo's four termination reasons.
+            TypeError: ``error`` is not a ``str``.
         """
+        if reason not in TERMINATION_REASONS:
+            raise ValueError(f"reason must be one of {', '.join(TERMINATION_REASONS)}, got {reason!r}.")
+        if not isinstance(error, str):
+            raise TypeError(f"error must be a str, got {type(error).__name__}.")
         self._active().end_ungraded(error, reason=reason)
+
+    def end_unless_stuck(self, error: str, *, stuck_error: Callable[[Any], str], reason: str = "timeout",
+                         wait_s: float = 0.05) -> bool:
+        """End the episode at a deadline: ``finish(None, error=error, reason=reason)``, graded,
+        unless a tool call still holds the episode after ``wait_s`` seconds; then it ends
+        ungraded (:meth:`end_ungraded`) with ``stuck_error(<the running call's tool name, or
+        None>)``. Returns True when the episode was graded.
+
+        Raises:
+            VerifierError: grading failed.
+        """
+        ep = self._active()
+        if ep.lock.acquire(timeout=wait_s):
+            try:
+                self.finish(None, error=error, reason=reason)
+            finally:
+                ep.lock.release()
+            return True
+        running = ep.running
+        self.end_ungraded(stuck_error(running.traced_tool if running is not None else None), reason=reason)
+        return False
 
     def abort(self, error: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """End the episode as ``agent_error`` with ``error`` (truncated); the verifier still runs.

@@ -8,19 +8,17 @@ Gymnasium-specific.
 
 from __future__ import annotations
 
-import pickle
 import threading
 import time
 from collections.abc import Callable
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .diff import diff_plain_initial, diff_state
 from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
 from .rounding import js_round
+from .snapshot import Snapshot
 from .tools import Tool
 from .validation import type_name
 from .verifiers import VerifierContext, VerifierOutcome
@@ -35,10 +33,8 @@ __all__ = [
     "EpisodeEnd",
     "Listener",
     "ParsedAction",
-    "Snapshot",
     "iso_now",
     "parse_action",
-    "snapshot_state",
 ]
 
 ACCEPTED_SHAPES = (
@@ -150,81 +146,6 @@ def parse_action(action: Any) -> ParsedAction:
     return ParsedAction("tool", tool=tool, input=tool_input, traced_tool=tool, traced_input=tool_input)
 
 
-def _orjson_exact(value: Any, depth: int = 0) -> bool:
-    """True when an orjson round trip gives back exactly ``value`` (types and all)."""
-    t = type(value)
-    if t is str or t is bool or value is None:
-        return True
-    if t is int:
-        return -(2**63) <= value < 2**64
-    if t is float:
-        return value == value and value not in (float("inf"), float("-inf"))
-    if depth > 200:
-        return False
-    if t is dict:
-        return all(type(k) is str and _orjson_exact(v, depth + 1) for k, v in value.items())
-    if t is list:
-        return all(_orjson_exact(v, depth + 1) for v in value)
-    return False
-
-
-class Snapshot:
-    """An exact serialised copy of the initial world (silo-format §5.1 step 6).
-
-    A dict world that round-trips exactly through orjson is kept as one orjson text per top-level
-    key (``parts``), so the end of the episode can tell unchanged keys from their bytes and diff
-    only what changed (:func:`silo_gym.diff.diff_plain_initial`); anything else (NaN, tuples, big
-    ints, a non-dict world) is kept as pickle protocol 5 bytes (``blob``).
-    """
-
-    __slots__ = ("parts", "blob")
-
-    def __init__(self, parts: dict[str, bytes] | None, blob: bytes | None) -> None:
-        self.parts = parts
-        self.blob = blob
-
-    @classmethod
-    def take(cls, state: Any, use_orjson: bool) -> Snapshot:
-        if use_orjson and type(state) is dict:
-            try:
-                return cls({k: _dumps_plain(v) for k, v in state.items()}, None)
-            except (TypeError, OverflowError, RecursionError):
-                pass
-        return cls(None, pickle.dumps(state, protocol=5))
-
-    def restore(self) -> Any:
-        """A fresh object tree equal to the snapshot."""
-        if self.parts is not None:
-            return {k: orjson.loads(b) for k, b in self.parts.items()}
-        assert self.blob is not None
-        return pickle.loads(self.blob)
-
-
-#: orjson refusing (TypeError) the values it would write in a non-canonical native form, so that
-#: equal bytes can stand for equal canonical bytes (see silo_gym.diff).
-_PLAIN_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-
-
-def _dumps_plain(value: Any) -> bytes:
-    return orjson.dumps(value, option=_PLAIN_OPTIONS)
-
-
-def snapshot_state(state: Any, use_orjson: bool) -> tuple[bytes, bool]:
-    """An exact serialised snapshot of ``state`` as one blob: orjson bytes when the state
-    round-trips exactly through orjson, else pickle protocol 5 (for tools such as replay)."""
-    if use_orjson:
-        try:
-            return orjson.dumps(state), True
-        except TypeError:
-            pass
-    return pickle.dumps(state, protocol=5), False
-
-
-def restore_state(snapshot: bytes, is_orjson: bool) -> Any:
-    """A fresh object tree from :func:`snapshot_state` bytes."""
-    return orjson.loads(snapshot) if is_orjson else pickle.loads(snapshot)
-
-
 class EpisodeEnd:
     """What ``finish`` produced: the reason, error, outcome (None when grading failed or the world
     was not graded), the ``result.json`` dict (None likewise) and the state diff (None when the
@@ -309,6 +230,7 @@ class Episode:
         #: is stuck inside a tool (silo-format §5.3, amended); see :attr:`running_tool`.
         self.running: ParsedAction | None = None
         self._emit_lock = threading.Lock()  # seq stays whole if a stuck tool returns late
+        self._limit_lock = threading.Lock()  # the first limit wins, whatever thread fires it
         #: Whether the episode received anything from an agent (a call, an answer, a model turn);
         #: ``close()`` discards an episode that did not (gym-api.md, amended).
         self.acted = False
@@ -351,25 +273,29 @@ class Episode:
         was ended without grading is not traced).
         """
         with self._emit_lock:
-            listeners = self.listeners
-            if not listeners:
-                return
-            self._seq += 1
-            event = (FloatFreeEvent if float_free else dict)(seq=self._seq, type=type_, at=iso_now())
-            event.update(fields)
-            for fn in listeners:
-                fn(event)
+            if self.listeners:
+                self._emit_to(self.listeners, type_, fields, float_free)
+
+    def _emit_to(self, listeners: list[Listener], type_: str, fields: dict[str, Any],
+                 float_free: bool = False) -> None:
+        """:meth:`emit` to ``listeners``; the caller holds ``_emit_lock``."""
+        self._seq += 1
+        event = (FloatFreeEvent if float_free else dict)(seq=self._seq, type=type_, at=iso_now())
+        event.update(fields)
+        for fn in listeners:
+            fn(event)
 
     # -- limits (silo-format §5.2) -------------------------------------------------------------
 
     def fire(self, reason: str) -> None:
         """Record a limit; the first one wins (silo-format §5.3), and set ``signal``."""
-        if self.limit_reason is None:
-            self.limit_reason = reason
-            self.limit_message = (
-                "Run ended: timeout." if reason == "timeout"
-                else f"Tool call limit exceeded ({self.max_tool_calls})."
-            )
+        with self._limit_lock:
+            if self.limit_reason is None:
+                self.limit_message = (
+                    "Run ended: timeout." if reason == "timeout"
+                    else f"Tool call limit exceeded ({self.max_tool_calls})."
+                )
+                self.limit_reason = reason
         self.signal.set()
 
     def check_limits(self) -> str | None:
@@ -464,12 +390,12 @@ class Episode:
     def expire(self) -> None:
         """The runner's deadline timer: record ``timeout`` unless a limit fired, set ``signal``.
 
-        The signal is set at once, even while a tool call holds the lock (silo-format §5.3).
+        The signal is set at once, and the limit recorded without waiting for a tool call that
+        holds the episode lock (silo-format §5.3): the timer never blocks on a stuck tool.
         """
         self.signal.set()
-        with self.lock:
-            if not self.done:
-                self.fire("timeout")
+        if not self.done:
+            self.fire("timeout")
 
     # -- the end (silo-format §5.5) --------------------------------------------------------
 
@@ -484,14 +410,7 @@ class Episode:
             return diff_plain_initial(initial, self.state, self._snapshot.parts)
         return diff_state(initial, self.state)
 
-    def _agent_end_events(self, reason: str, error: str | None, text: str | None,
-                          traceback: str | None) -> None:
-        """``agent_output`` (unless ``text`` is None) and ``run_end`` (silo-format §5.5 step 2).
-
-        ``run_end`` carries ``traceback`` (our rule) when the agent raised and it is known.
-        """
-        if text is not None:
-            self.emit("agent_output", {"output": text}, float_free=True)
+    def _run_end_fields(self, reason: str, error: str | None, traceback: str | None) -> dict[str, Any]:
         fields: dict[str, Any] = {
             "terminationReason": reason,
             "error": error,
@@ -499,9 +418,14 @@ class Episode:
             "toolErrors": self.tool_errors,
             "durationMs": js_round((time.monotonic() - self.started) * 1000.0),
         }
-        if traceback is not None:
+        if traceback is not None:  # our rule: the agent's traceback, when it raised
             fields["traceback"] = traceback
-        self.emit("run_end", fields, float_free=True)
+        return fields
+
+    def _agent_end_events(self, reason: str, error: str | None, text: str, traceback: str | None) -> None:
+        """``agent_output`` and ``run_end`` (silo-format §5.5 step 2)."""
+        self.emit("agent_output", {"output": text}, float_free=True)
+        self.emit("run_end", self._run_end_fields(reason, error, traceback), float_free=True)
 
     def _run_dict(self, reason: str) -> dict[str, Any]:
         """``run.json`` with its twelve keys in order (silo-format §6.4), taken now."""
@@ -548,47 +472,61 @@ class Episode:
             self.acted = True
             final_reason = self.limit_reason or reason or ("completed" if error is None else "agent_error")
             raw_output = output if is_json_compatible(output) else None
-            text = text_form(output)
-            listening = bool(self.listeners)
-            if listening:
-                self._agent_end_events(final_reason, error, text, traceback)
-            initial = self._snapshot.restore()
-            # The diff is taken before grading, from the pristine restored world, so the verifier
-            # can be handed that same world (one restore per episode end).
-            state_diff = self._state_diff(initial)
-            outcome: VerifierOutcome | None = None
-            grading_error: VerifierError | None = None
             try:
-                outcome = self.verifier.check(self.state, initial, VerifierContext(text, self.task))
-                if not isinstance(outcome, VerifierOutcome):  # a verifier object not made with define_verifier
-                    raise TypeError(f"check() returned {type(outcome).__name__}, not a VerifierOutcome")
-            except VerifierError as exc:
-                grading_error = exc
-                outcome = None
-            except Exception as exc:  # a verifier object not made with define_verifier
-                grading_error = VerifierError(
-                    f'Verifier "{getattr(self.verifier, "id", "?")}" failed: {str(exc) or type(exc).__name__}',
-                    {"verifierId": getattr(self.verifier, "id", None), "taskId": self.task.id},
-                )
-                grading_error.__cause__ = exc
-                outcome = None
-            result = None
-            if outcome is not None:
-                result = result_dict(outcome, self.tool_calls, self.tool_errors, final_reason, raw_output, error)
-                if listening:
-                    self.emit("verifier_result", {
-                        "verifierId": outcome.verifier_id,
-                        "passed": outcome.passed,
-                        "reward": outcome.reward,
-                        "checks": result["checks"],
-                    })
-            self.end = EpisodeEnd(final_reason, error, raw_output, outcome, result, state_diff, grading_error)
+                end = self._grade(final_reason, raw_output, text_form(output), error, traceback)
+            except BaseException:
+                # A listener that cannot write (a full disk, §6.6) or an interruption: the
+                # episode still ends, never half-open, and the error propagates.
+                if self.end is None:
+                    self.end = EpisodeEnd(final_reason, error, raw_output, None, None, None, None)
+                with self._emit_lock:
+                    self.listeners = []
+                raise
+            if end.grading_error is not None:
+                raise end.grading_error
+            return end
+
+    def _grade(self, final_reason: str, raw_output: Any, text: str, error: str | None,
+               traceback: str | None) -> EpisodeEnd:
+        """§5.5 steps 2-6 for :meth:`finish`: events, the diff, grading, the end notification."""
+        listening = bool(self.listeners)
+        if listening:
+            self._agent_end_events(final_reason, error, text, traceback)
+        initial = self._snapshot.restore()
+        # The diff is taken before grading, from the pristine restored world, so the verifier can
+        # be handed that same world (one restore per episode end).
+        state_diff = self._state_diff(initial)
+        outcome: VerifierOutcome | None = None
+        grading_error: VerifierError | None = None
+        try:
+            outcome = self.verifier.check(self.state, initial, VerifierContext(text, self.task))
+            if not isinstance(outcome, VerifierOutcome):  # a verifier object not made with define_verifier
+                raise TypeError(f"check() returned {type(outcome).__name__}, not a VerifierOutcome")
+        except VerifierError as exc:
+            grading_error = exc
+            outcome = None
+        except Exception as exc:  # a verifier object not made with define_verifier
+            grading_error = VerifierError(
+                f'Verifier "{getattr(self.verifier, "id", "?")}" failed: {str(exc) or type(exc).__name__}',
+                {"verifierId": getattr(self.verifier, "id", None), "taskId": self.task.id},
+            )
+            grading_error.__cause__ = exc
+            outcome = None
+        result = None
+        if outcome is not None:
+            result = result_dict(outcome, self.tool_calls, self.tool_errors, final_reason, raw_output, error)
             if listening:
-                self._notify_end(result, state_diff, final_reason)
-            self.listeners = []
-            if grading_error is not None:
-                raise grading_error
-            return self.end
+                self.emit("verifier_result", {
+                    "verifierId": outcome.verifier_id,
+                    "passed": outcome.passed,
+                    "reward": outcome.reward,
+                    "checks": result["checks"],
+                })
+        self.end = EpisodeEnd(final_reason, error, raw_output, outcome, result, state_diff, grading_error)
+        if listening:
+            self._notify_end(result, state_diff, final_reason)
+        self.listeners = []
+        return self.end
 
     def discard(self) -> None:
         """End an episode that received nothing from an agent without grading or recording it:
@@ -609,13 +547,20 @@ class Episode:
         still change the world (silo-format §5.3, amended). Never waits for ``lock``.
 
         The reason is the first limit that fired, else ``reason``. The trace gets ``run_end``;
-        ``run.json`` is written; there is no ``result.json`` and no ``state-diff.json``.
+        ``run.json`` is written; there is no ``result.json`` and no ``state-diff.json``. The
+        listeners are taken away and told in one hold of the event lock, so a stuck tool that
+        returns meanwhile adds nothing after ``run_end``.
         """
-        self.done = True  # later calls from the agent are refused
-        self.signal.set()
-        final_reason = self.limit_reason or reason
-        if self.listeners:
-            self._agent_end_events(final_reason, error, None, None)
-        self.end = EpisodeEnd(final_reason, error, None, None, None, None, None)
-        self._notify_end(None, None, final_reason)
+        with self._emit_lock:
+            self.done = True  # later calls from the agent are refused
+            self.signal.set()
+            final_reason = self.limit_reason or reason
+            listeners, self.listeners = self.listeners, []
+            self.end = EpisodeEnd(final_reason, error, None, None, None, None, None)
+            if listeners:
+                self._emit_to(listeners, "run_end", self._run_end_fields(final_reason, error, None), True)
+                end_note = {"type": "episode_end", "result": None, "stateDiff": None,
+                            "run": self._run_dict(final_reason)}
+                for fn in listeners:
+                    fn(end_note)
         return self.end

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import inspect
 import itertools
 import json
 import os
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # pydantic is imported on first use, so `import silo_gym` sta
 
 __all__ = [
     "Environment",
+    "accepts_variant",
     "EnvironmentLocation",
     "available_text",
     "discover_tasks",
@@ -306,6 +308,14 @@ class Environment:
             if problem is None:
                 raise
             raise problem from exc
+
+
+def accepts_variant(create_state: Any) -> bool:
+    """True when ``create_state`` has a parameter named ``variant`` (docs/variants.md)."""
+    try:
+        return "variant" in inspect.signature(create_state).parameters
+    except (TypeError, ValueError):  # a callable whose signature cannot be read
+        return False
 
 
 def available_text(ids: list[str], limit: int = 20) -> str:

@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .env import SiloEnv
-from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, restore_state, snapshot_state
+from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action
 from .errors import SiloError, VerifierError
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes
 from .rundir import RecordedCall, RunRecord, read_run, run_error
+from .snapshot import restore_state, snapshot_state
 from .validation import type_name
 from .wrappers.record import write_atomic
 
@@ -323,7 +324,7 @@ def _replay(env: SiloEnv, record: RunRecord, run_end: dict[str, Any], report: Re
     env.reset(options={"variant": variant} if variant is not None else None)
     episode = env.episode
     assert episode is not None
-    initial = snapshot_state(episode.state, True) if keep_worlds else None
+    initial = snapshot_state(episode.state) if keep_worlds else None
     for call in record.calls():
         result = episode.run_call(replayed_action(call))[0]
         report.calls += 1
@@ -340,7 +341,7 @@ def _replay(env: SiloEnv, record: RunRecord, run_end: dict[str, Any], report: Re
         end = episode.end
         report.state_diff = end.state_diff if end is not None else None
     if initial is not None:
-        report.initial_state = restore_state(*initial)
+        report.initial_state = restore_state(initial)
         report.final_state = episode.state
     replayed_result = dumps_pretty_bytes(report.result) if report.result is not None else None
     replayed_diff = dumps_pretty_bytes(report.state_diff) if report.state_diff is not None else None

@@ -236,15 +236,9 @@ def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: d
     if thread.is_alive():
         # A tool call holds the episode lock while it runs; one that has not returned by now may
         # still change the world, so the run ends without grading (silo-format §5.3, amended).
-        if episode.lock.acquire(timeout=LOCK_WAIT_S):
-            try:
-                env.finish(None, error=f"Agent did not return within {timeout_ms} ms.", reason="timeout")
-            finally:
-                episode.lock.release()
-            return
-        running = episode.running
-        what = f'Tool "{running.traced_tool}"' if running is not None else "Agent"
-        env.end_ungraded(f"{what} did not return within {timeout_ms} ms.", reason="timeout")
+        env.end_unless_stuck(
+            f"Agent did not return within {timeout_ms} ms.", reason="timeout", wait_s=LOCK_WAIT_S,
+            stuck_error=lambda tool: f'Tool "{tool}" did not return within {timeout_ms} ms.')
         return
     exc = outcome.get("exc")
     if exc is None:

@@ -24,7 +24,6 @@ Every check runs environment code, so each one turns any exception into a findin
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import subprocess
@@ -34,7 +33,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from .jsonfmt import dumps_compact_bytes
-from .loader import Environment
+from .loader import Environment, accepts_variant
 
 __all__ = ["SAMPLE", "VARIANT_FINDING_CODES", "accepts_variant", "check_variants"]
 
@@ -61,14 +60,6 @@ class _Reporter(Protocol):
     def error(self, code: str, message: str) -> None: ...
 
     def warning(self, code: str, message: str) -> None: ...
-
-
-def accepts_variant(create_state: Any) -> bool:
-    """True when ``create_state`` has a parameter named ``variant`` (the variant contract)."""
-    try:
-        return "variant" in inspect.signature(create_state).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _message(exc: BaseException) -> str:

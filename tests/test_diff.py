@@ -221,10 +221,14 @@ def test_scalars_in_final_key_order() -> None:
     assert [e["field"] for e in d["scalars"]] == ["c", "a", "b"]
 
 
-def test_scalar_from_keeps_same_object() -> None:
+def test_scalar_from_is_a_copy_of_the_container() -> None:
+    """A container taken whole as ``from`` is copied: a verifier that later changes the initial
+    world it was handed cannot change a diff already taken (the diff comes first, §5.5)."""
     old = {"k": [1]}
     d = diff_state({"x": old}, {"x": 1})
-    assert d["scalars"][0]["from"] is old
+    assert d["scalars"][0]["from"] == {"k": [1]} and d["scalars"][0]["from"] is not old
+    old["k"].append(2)
+    assert d["scalars"][0]["from"] == {"k": [1]}
 
 
 @pytest.mark.parametrize(("a", "b", "expected"), [

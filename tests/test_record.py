@@ -279,10 +279,12 @@ def test_many_resets_give_unique_run_ids(runs_dir):
     for _ in range(150):
         _, info = env.reset()
         ids.add(info["run_id"])
+        env.step({"tool": "get_order", "input": {"orderId": "O-1"}})
+    unplayed = env.reset()[1]["run_id"]
     env.close()  # the last episode received nothing: discarded, its directory removed
     assert len(ids) == 150
-    assert sorted(os.listdir(runs_dir)) == sorted(ids - {info["run_id"]})
-    for run_id in ids - {info["run_id"]}:
+    assert sorted(os.listdir(runs_dir)) == sorted(ids) and unplayed not in ids
+    for run_id in ids:
         assert RUN_ID.fullmatch(run_id)
         run = read_run(runs_dir / run_id)
         assert run["files"] == FILES
@@ -469,6 +471,7 @@ def test_grading_failure_when_abandoned_by_reset(tmp_path, make_env_dir, runs_di
     env_dir = make_env_dir(tmp_path, "failing", verifiers=FAILING_VERIFIERS, tasks=tasks)
     env = RecordRun(SiloEnv("failing", "T-RAISE", path=str(env_dir)), runs_dir)
     _, info = env.reset()
+    env.step({"tool": "peek"})  # an episode that received an action is graded when abandoned
     with pytest.raises(VerifierError):
         env.reset()
     assert os.listdir(runs_dir) == [info["run_id"]]  # the new run's directory was removed

@@ -206,15 +206,10 @@ class ServedEpisode:
             if env is None or episode is None:
                 return
             try:
-                if episode.lock.acquire(timeout=wait_s):
-                    try:
-                        env.finish(None, error=error, reason=reason)
-                    finally:
-                        episode.lock.release()
-                else:
-                    running = episode.running
-                    what = f'Tool "{running.traced_tool}"' if running is not None else "A tool call"
-                    env.end_ungraded(f"{what} was still running when the episode ended: {error}", reason=reason)
+                env.end_unless_stuck(
+                    error, reason=reason, wait_s=wait_s,
+                    stuck_error=lambda tool: (f'Tool "{tool}"' if tool is not None else "A tool call")
+                    + f" was still running when the episode ended: {error}")
             except VerifierError:
                 pass  # recorded without result.json (silo-format §6.6); no one is left to tell
             finally:
