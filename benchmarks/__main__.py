@@ -17,6 +17,7 @@ from pathlib import Path
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
 from .bench_llm import bench_llm
+from .bench_peers import bench_peers
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .bench_tools import TARGET as TOOLS_TARGET
@@ -49,6 +50,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "demo_variants": bench_demo_variants,
     "view": bench_view,
     "llm": bench_llm,
+    "peers": bench_peers,
 }
 BENCHES = [*SCALED, *SINGLE]
 
