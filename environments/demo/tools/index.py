@@ -100,8 +100,15 @@ class _Index:
         found = self.links.get(field)
         if found is None:
             found = {}
-            for key, record in records.items():
-                found.setdefault(_link_of(record, field), []).append(key)
+            get = found.get
+            related = field == "relatedTo"
+            for key, record in records.items():  # once per world and field: keep the loop lean
+                value = record["relatedTo"]["id"] if related else record[field]
+                bucket = get(value)
+                if bucket is None:
+                    found[value] = [key]
+                else:
+                    bucket.append(key)
             self.links[field] = found
         return found
 
