@@ -20,7 +20,6 @@ from .bench_llm import bench_llm
 from .bench_peers import bench_peers
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
-from .bench_tools import TARGET as TOOLS_TARGET
 from .bench_tools import bench_tools
 from .bench_variants import bench_variants
 from .bench_view import bench_view
@@ -37,10 +36,6 @@ SCALED: dict[str, Callable[[Sizes, World], Table]] = {
     "vector": bench_vector,
     "memory": bench_memory,
     "tools": bench_tools,
-}
-#: Per benchmark: the most the largest/smallest ratio of a metric may be (None: no target).
-SCALE_TARGETS: dict[str, Callable[[str], float | None]] = {
-    "tools": lambda metric: TOOLS_TARGET if metric.startswith(("list:", "link:", "lookup:")) else None,
 }
 #: Benchmarks with no world to scale, run once.
 SINGLE: dict[str, Callable[[Sizes], Table]] = {
@@ -89,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             tables[at.label] = table
             _show(table, name if factor == 1 else f"{name}-{at.label}", out)
         if len(tables) > 1:
-            _show(ScaleTable.of(f"{name} at {', '.join(tables)}", tables, SCALE_TARGETS.get(name)), name, out)
+            _show(ScaleTable.of(f"{name} at {', '.join(tables)}", tables), name, out)
     print(f"load average at end: {load_average()}")
     return 0
 

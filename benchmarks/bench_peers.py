@@ -15,7 +15,8 @@ bridge and in OpenEnv's MCP environment, measured in the same process as silo_gy
 Every figure is a median over repeats, the peers interleaved with silo_gym; ratios are
 peer / silo_gym (how many times the time or the memory). Memory per live env is what
 ``tracemalloc`` sees of ten envs, each created and reset (Python objects only: tau2 also keeps
-one waiting thread per live env). tau2's loguru logging is switched off (it logs every message),
+one waiting thread per live env), also given beyond the env's world, since tau2's mock world is
+tiny next to the demo CRM. tau2's loguru logging is switched off (it logs every message),
 and litellm is told to use its bundled model cost map (it fetches one over the network at
 import otherwise). A peer that is not installed is skipped with a message naming the extra:
 ``pip install -e ".[peers]"``.
@@ -105,6 +106,9 @@ class _Silo:
         assert terminated and info["passed"], info.get("result")
         return float(reward)
 
+    def world(self) -> Any:
+        return open_environment("demo", fresh=False).module.create_state()
+
 
 class _Tau2:
     name = "tau2"
@@ -141,6 +145,12 @@ class _Tau2:
         assert terminated and reward == 1.0, reward
         return float(reward)
 
+    def world(self) -> Any:
+        from tau2.domains.mock.data_model import MockDB
+        from tau2.domains.mock.utils import MOCK_DB_PATH
+
+        return MockDB.load(MOCK_DB_PATH)
+
 
 class _OpenEnv:
     name = "OpenEnv"
@@ -169,6 +179,9 @@ class _OpenEnv:
         obs = env.step(self._answer(answer=SILO_ANSWER))
         assert obs.done and obs.reward == 1.0, obs
         return float(obs.reward)
+
+    def world(self) -> Any:
+        return open_environment("demo", fresh=False).module.create_state()
 
 
 def _openenv_demo_env() -> tuple[type, type, type]:
@@ -261,6 +274,19 @@ def _episode_us(side: Any, env: Any) -> float:
     return (time.perf_counter() - t0) * 1e6
 
 
+def _world_bytes(side: Any) -> float:
+    """What ``tracemalloc`` sees of one freshly loaded world (database) of the side."""
+    side.world()  # first load: imports and caches stay out of the figure
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    world = side.world()
+    size = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    del world
+    return float(size)
+
+
 def _memory_per_env(side: Any, count: int = 10) -> float:
     gc.collect()
     tracemalloc.start()
@@ -320,7 +346,12 @@ def bench_peers(sizes: Sizes) -> Table:
         "short scripted episode (2 tool calls + end, graded)": (_side_by_side(sides, _episode_us, rounds), "us"),
     }
     memory = {side.name: _memory_per_env(side) for side in sides}
+    worlds = {side.name: _world_bytes(side) for side in sides}
     figures["memory per live env"] = (memory, "bytes")
+    figures["memory per live env beyond its world"] = ({k: memory[k] - worlds[k] for k in memory}, "bytes")
+    for side in sides:
+        table.add(f"world alone: {side.name}", worlds[side.name], "bytes",
+                  "tau2's mock database: 1 user, 1 task" if side.name == "tau2" else "the demo CRM world")
     for label, (values, unit) in figures.items():
         base = values["silo_gym"]
         table.add(f"{label}: silo_gym", base, unit)

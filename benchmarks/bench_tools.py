@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from .bench_core import bench_step
-from .common import Sizes, Table, per_call_us
+from .common import Sizes, Table, interleaved, ratio, verdict
 from .worlds import World, world
 
 PAGE = 5
@@ -61,37 +61,55 @@ def case_label(kind: str, name: str, tool_input: dict[str, Any]) -> str:
     return f"{kind}: {name}({args})"
 
 
-def _first_call_us(module: Any, name: str, tool_input: dict[str, Any], repeats: int) -> float:
-    """Median µs of the first call of ``name`` on fresh worlds (world creation untimed)."""
-    samples = []
-    for _ in range(repeats):
-        tool = {t.name: t for t in module.bind_tools(module.create_state())}[name]
-        gc.collect()
-        t0 = time.perf_counter()
-        tool.execute(tool_input)
-        samples.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(samples)
+def _first_call_us(module: Any, name: str, tool_input: dict[str, Any]) -> float:
+    """µs of the first call of ``name`` on a fresh world (world creation untimed)."""
+    tool = {t.name: t for t in module.bind_tools(module.create_state())}[name]
+    gc.collect()
+    t0 = time.perf_counter()
+    tool.execute(tool_input)
+    return (time.perf_counter() - t0) * 1e6
+
+
+def _bound(at: World) -> tuple[Any, dict[str, Any]]:
+    """The world's environment module and its tools bound to one fresh world."""
+    module = at.env("TASK-004").silo_env.module
+    return module, {t.name: t for t in module.bind_tools(module.create_state())}
 
 
 def bench_tools(sizes: Sizes, at: World | None = None) -> Table:
     at = at or world(1)
     table = Table(f"demo tools: Tool.execute per call, page of {PAGE} @ {at.label} ({at.name})")
-    env = at.env("TASK-004")
-    module = env.silo_env.module
-    tools = {t.name: t for t in module.bind_tools(module.create_state())}
+    here_module, here = _bound(at)
+    # Above 1x every figure is also taken on the 1x world, alternating with this one, so the
+    # ratio compares calls made in the same moments (a shared machine drifts between runs).
+    base_module, base = _bound(world(1)) if at.factor != 1 else (None, {})
+    first_rounds = max(5, sizes.repeats * 3 // max(1, at.factor // 10))
     for kind, name, tool_input in CASES:
-        tool = tools[name]
-        result = tool.execute(tool_input)
-        if result.get("isError"):
-            raise AssertionError(f"{name}({tool_input}) failed: {result['output']}")
         label = case_label(kind, name, tool_input)
-        warm = per_call_us(lambda tool=tool, tool_input=tool_input: tool.execute(tool_input),
+        calls = {"here": here[name]} | ({"1x": base[name]} if base else {})
+        for tool in calls.values():
+            result = tool.execute(tool_input)
+            if result.get("isError"):
+                raise AssertionError(f"{label} failed: {result['output']}")
+        warm = interleaved({k: (lambda t=t, a=tool_input: t.execute(a)) for k, t in calls.items()},
                            max(1, sizes.loops // 4), sizes.repeats)
-        note = "reads the whole world by nature" if kind == "scan" else ""
-        table.add(f"{label} warm", warm, "us", note)
-        if kind != "scan":
-            first = _first_call_us(module, name, tool_input, max(2, sizes.repeats * 3 // max(1, at.factor // 10)))
-            table.add(f"{label} first call", first, "us")
+        scan = kind == "scan"
+        table.add(f"{label} warm", warm["here"], "us", "reads the whole world by nature" if scan else "")
+        if base:
+            r = ratio(warm["here"], warm["1x"])
+            table.add(f"{label} warm / 1x", r, "x", "" if scan else verdict(r, TARGET))
+        if scan:
+            continue
+        firsts: dict[str, list[float]] = {k: [] for k in calls}
+        for _ in range(first_rounds):
+            firsts["here"].append(_first_call_us(here_module, name, tool_input))
+            if base:
+                firsts["1x"].append(_first_call_us(base_module, name, tool_input))
+        first = {k: statistics.median(v) for k, v in firsts.items()}
+        table.add(f"{label} first call", first["here"], "us")
+        if base:
+            r = ratio(first["here"], first["1x"])
+            table.add(f"{label} first call / 1x", r, "x", verdict(r, TARGET))
     steps = bench_step(sizes, at)
     for metric, value, unit, note in steps.rows:
         if metric.endswith((" floor", "SiloEnv.step", "step / floor")):

@@ -122,12 +122,10 @@ class ScaleTable:
 
     title: str
     labels: list[str]
-    rows: list[tuple[str, str, list[float], float, str]] = field(default_factory=list)
+    rows: list[tuple[str, str, list[float], float]] = field(default_factory=list)
 
     @classmethod
-    def of(cls, title: str, tables: dict[str, Table],
-           target: Callable[[str], float | None] | None = None) -> ScaleTable:
-        """``target(metric)``: the most the ratio may be for that metric, or ``None``."""
+    def of(cls, title: str, tables: dict[str, Table]) -> ScaleTable:
         labels = list(tables)
         out = cls(title, labels)
         first = tables[labels[0]]
@@ -135,9 +133,7 @@ class ScaleTable:
             values = [t.data.get(metric, {}).get("value") for t in tables.values()]
             if isinstance(value, float | int) and all(isinstance(v, float | int) for v in values):
                 nums = [float(v) for v in values]  # type: ignore[arg-type]
-                r = ratio(nums[-1], nums[0])
-                limit = target(metric) if target is not None else None
-                out.rows.append((metric, unit, nums, r, verdict(r, limit) if limit is not None else ""))
+                out.rows.append((metric, unit, nums, ratio(nums[-1], nums[0])))
         return out
 
     def render(self) -> str:
@@ -145,10 +141,10 @@ class ScaleTable:
             return f"{v:,.2f}" if abs(v) < 1000 else f"{v:,.0f}"
 
         last, first = self.labels[-1], self.labels[0]
-        head = ["metric", *self.labels, "unit", f"{last}/{first}", ""]
-        body = [[m, *(cell(v) for v in vs), u, f"{r:.2f}x", n] for m, u, vs, r, n in self.rows]
+        head = ["metric", *self.labels, "unit", f"{last}/{first}"]
+        body = [[m, *(cell(v) for v in vs), u, f"{r:.2f}x"] for m, u, vs, r in self.rows]
         widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-        left = (0, len(head) - 3, len(head) - 1)
+        left = (0, len(head) - 2)
         out = [f"== {self.title} =="]
         for r in [head, *body]:
             out.append("  " + "  ".join(c.ljust(w) if i in left else c.rjust(w)
@@ -158,8 +154,8 @@ class ScaleTable:
     def write(self, name: str, out_dir: Path = RESULTS_DIR) -> Path:
         out_dir.mkdir(parents=True, exist_ok=True)
         path = out_dir / f"{name}-scales.json"
-        results = {m: {"unit": u, "values": dict(zip(self.labels, vs, strict=True)), "ratio": r, "note": n}
-                   for m, u, vs, r, n in self.rows}
+        results = {m: {"unit": u, "values": dict(zip(self.labels, vs, strict=True)), "ratio": r}
+                   for m, u, vs, r in self.rows}
         payload = {"title": self.title, "machine": machine(), "scales": self.labels, "results": results}
         path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         return path

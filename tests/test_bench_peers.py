@@ -56,9 +56,10 @@ def test_peers_bench_compares_the_same_work(tmp_path: Path) -> None:
     results = json.loads((tmp_path / "peers.json").read_text(encoding="utf-8"))["results"]
     assert "skipped" not in results
     for figure in ("reset", "one read-tool step", "short scripted episode (2 tool calls + end, graded)",
-                   "memory per live env"):
+                   "memory per live env", "memory per live env beyond its world"):
         base = results[f"{figure}: silo_gym"]["value"]
         assert base > 0, figure
         for peer in ("tau2", "OpenEnv"):
             value = results[f"{figure}: {peer}"]["value"]
             assert value > 0 and results[f"{figure}: {peer} / silo_gym"]["value"] == pytest.approx(value / base)
+    assert results["world alone: OpenEnv"]["value"] > results["world alone: tau2"]["value"]  # the demo world vs the mock

@@ -9,15 +9,17 @@ What an index relies on, and how each use checks it (in O(1), or O(links) for a 
 - A collection is a dict keyed by each record's ``id`` (demo-crm.md §1), so its keys sorted are
   the id order ``paginate`` sorts by.
 - Records are only ever added, at the end (the tools never delete one). Each use compares the
-  collection's length and last record with what the index last saw: records added since are
-  folded in (O(added)); anything else (a record deleted, or replaced by another object) rebuilds
-  the index. The index is found by the collection's identity, so a new world (a new dict) starts
-  a new index.
-- After a tool changes a link field of an existing record, it calls :func:`relinked`, which
-  moves the record between buckets. Each bucket read also checks that its records still carry the value
-  (rebuilding the index when one does not), so code that edits a link field directly is caught
-  when the record is read through its old link. A record such code moves *into* a link is not
-  seen: outside the tools, call :func:`relinked` after changing a link field, or :func:`forget`.
+  collection's length and last record (the object itself) with what the index last saw: records
+  added since are folded in (O(added)); any other change (a record deleted, or replaced by
+  another object) rebuilds the index. The one change this misses needs deletions that put the
+  very same last record object back at the end. The index is found by the collection's
+  identity, so a new world (a new dict) starts a new index.
+- After a tool changes a link field of an existing record, it calls :func:`relinked`, which moves
+  the record between buckets. Each bucket read also checks that its records still carry the
+  value (rebuilding the index when one does not), so code that edits a link field directly is
+  caught when the record is read through its old link. A record such code moves *into* a link
+  is not seen: outside the tools, call :func:`relinked` after changing a link field, or
+  :func:`forget` (a world edited before its first tool call needs neither).
 
 Indexes are built lazily, on the first use in a world, and at most :data:`MAX_INDEXES` are kept
 (the oldest is dropped, to be rebuilt if its world is used again). Nothing is stored in the world.
@@ -31,7 +33,7 @@ from collections.abc import Hashable
 from itertools import islice
 from typing import Any
 
-__all__ = ["MAX_INDEXES", "forget", "linked_ids", "ordered_ids", "relinked"]
+__all__ = ["MAX_INDEXES", "forget", "indexed", "linked_ids", "ordered_ids", "relinked"]
 
 Records = dict[str, Any]
 
@@ -185,3 +187,8 @@ def forget(state: dict[str, Any]) -> None:
         for value in state.values():
             if isinstance(value, dict):
                 _indexes.pop(id(value), None)
+
+
+def indexed() -> int:
+    """How many collections have an index now (at most :data:`MAX_INDEXES`)."""
+    return len(_indexes)
