@@ -144,10 +144,9 @@ class ScaleTable:
         head = ["metric", *self.labels, "unit", f"{last}/{first}"]
         body = [[m, *(cell(v) for v in vs), u, f"{r:.2f}x"] for m, u, vs, r in self.rows]
         widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-        left = (0, len(head) - 2)
         out = [f"== {self.title} =="]
         for r in [head, *body]:
-            out.append("  " + "  ".join(c.ljust(w) if i in left else c.rjust(w)
+            out.append("  " + "  ".join(c.ljust(w) if i in (0, len(head) - 2) else c.rjust(w)
                                          for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip())
         return "\n".join(out)
 
