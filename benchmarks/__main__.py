@@ -17,8 +17,10 @@ from pathlib import Path
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
 from .bench_llm import bench_llm
+from .bench_peers import bench_peers
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
+from .bench_tools import bench_tools
 from .bench_variants import bench_variants
 from .bench_view import bench_view
 from .common import RESULTS_DIR, ScaleTable, Sizes, Table, load_average, machine
@@ -33,6 +35,7 @@ SCALED: dict[str, Callable[[Sizes, World], Table]] = {
     "episodes": bench_episodes,
     "vector": bench_vector,
     "memory": bench_memory,
+    "tools": bench_tools,
 }
 #: Benchmarks with no world to scale, run once.
 SINGLE: dict[str, Callable[[Sizes], Table]] = {
@@ -42,6 +45,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "demo_variants": bench_demo_variants,
     "view": bench_view,
     "llm": bench_llm,
+    "peers": bench_peers,
 }
 BENCHES = [*SCALED, *SINGLE]
 

@@ -181,3 +181,22 @@ def test_a_bad_scale_is_refused(tmp_path: Path):
     assert proc.returncode == 2
     assert "--scale: a scale must be a whole number >= 1" in proc.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_tools_bench_compares_each_size_with_1x_side_by_side(tmp_path: Path):
+    out = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--only", "tools", "--scale", "1,2", "--out", str(out)],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=subprocess_env(),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    one = json.loads((out / "tools.json").read_text(encoding="utf-8"))["results"]
+    two = json.loads((out / "tools-2x.json").read_text(encoding="utf-8"))["results"]
+    assert not any(m.endswith("/ 1x") for m in one)  # nothing to compare with at 1x
+    label = "lookup: get_account(accountId=ACC-001)"
+    for figure in ("warm", "first call"):
+        row = two[f"{label} {figure} / 1x"]
+        assert row["unit"] == "x" and row["value"] > 0 and row["note"].startswith("target <= 2: ")
+        assert one[f"{label} {figure}"]["value"] > 0 and two[f"{label} {figure}"]["value"] > 0
+    assert two["scan: pipeline_summary() warm / 1x"]["note"] == ""  # a scan has no target
+    assert "step: typical read step / floor" in two

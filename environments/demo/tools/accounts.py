@@ -10,7 +10,7 @@ from ..state import State, next_id
 from .contract import (
     actor_prop,
     enum_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_enum,
     read_optional_enum,
@@ -28,6 +28,7 @@ from .helpers import (
     opportunity_summary,
     require_account,
 )
+from .index import linked_ids, ordered_ids, relinked
 
 TIERS = ("enterprise", "mid_market", "smb")
 
@@ -37,14 +38,16 @@ def _list_accounts(state: State, args: dict[str, Any]) -> Any:
     tier = read_optional_enum(args, "tier", TIERS)
     industry = read_optional_string(args, "industry")
     needle = None if industry is None else industry.lower()
-    accounts = [
-        account_summary(state, a)
-        for a in state["accounts"].values()
-        if (owner_id is None or a["ownerId"] == owner_id)
-        and (tier is None or a["tier"] == tier)
-        and (needle is None or needle in a["industry"].lower())
-    ]
-    return paginate(accounts, args)
+    accounts = state["accounts"]
+    ids = ordered_ids(accounts) if owner_id is None else sorted(linked_ids(accounts, "ownerId", owner_id))
+    if tier is not None or needle is not None:
+        ids = [
+            i
+            for i in ids
+            if (tier is None or accounts[i]["tier"] == tier)
+            and (needle is None or needle in accounts[i]["industry"].lower())
+        ]
+    return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
 
 
 list_accounts = define_tool(
@@ -68,15 +71,16 @@ list_accounts = define_tool(
 
 def _search_accounts(state: State, args: dict[str, Any]) -> Any:
     query = read_string(args, "query").lower()
-    accounts = [
-        account_summary(state, a)
-        for a in state["accounts"].values()
-        if any(
+    accounts = state["accounts"]
+
+    def matches(a: dict[str, Any]) -> bool:
+        return any(
             value is not None and query in value.lower()
             for value in (a["id"], a["name"], a["industry"], a["website"])
         )
-    ]
-    return paginate(accounts, args)
+
+    ids = [i for i in ordered_ids(accounts) if matches(accounts[i])]
+    return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
 
 
 search_accounts = define_tool(
@@ -96,15 +100,13 @@ search_accounts = define_tool(
 def _get_account(state: State, args: dict[str, Any]) -> Any:
     account = require_account(state, read_string(args, "accountId"))
     out = account_summary(state, account)
+    contacts, opportunities = state["contacts"], state["opportunities"]
     out["contacts"] = [
-        contact_summary(state, c)
-        for c in sorted(state["contacts"].values(), key=lambda c: c["id"])
-        if c["accountId"] == account["id"]
+        contact_summary(state, contacts[i]) for i in sorted(linked_ids(contacts, "accountId", account["id"]))
     ]
     out["opportunities"] = [
-        opportunity_summary(state, o)
-        for o in sorted(state["opportunities"].values(), key=lambda o: o["id"])
-        if o["accountId"] == account["id"]
+        opportunity_summary(state, opportunities[i])
+        for i in sorted(linked_ids(opportunities, "accountId", account["id"]))
     ]
     return out
 
@@ -179,7 +181,9 @@ def _update_account(state: State, args: dict[str, Any]) -> Any:
     if website is not None:
         account["website"] = website
     if owner_id is not None:
+        old_owner_id = account["ownerId"]
         account["ownerId"] = owner_id
+        relinked(state["accounts"], account["id"], "ownerId", old_owner_id)
     audit(state, acting, "update_account", "account", account["id"], f"Updated {account['name']}.")
     return {"updated": account_summary(state, account)}
 

@@ -12,7 +12,7 @@ from .contract import (
     boolean_prop,
     date_prop,
     enum_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_date,
@@ -32,6 +32,7 @@ from .helpers import (
     require_activity,
     require_related,
 )
+from .index import linked_ids, ordered_ids
 
 ACTIVITY_TYPES = ("call", "email", "meeting", "note")
 RELATED_TYPES = ("lead", "account", "contact", "opportunity")
@@ -43,16 +44,24 @@ def _list_activities(state: State, args: dict[str, Any]) -> Any:
     related_id = read_optional_string(args, "relatedId")
     open_only = read_boolean(args, "openOnly", False)
     activity_type = read_optional_enum(args, "type", ACTIVITY_TYPES)
-    activities = [
-        activity_summary(state, a)
-        for a in state["activities"].values()
-        if (owner_id is None or a["ownerId"] == owner_id)
-        and (related_type is None or a["relatedTo"]["type"] == related_type)
-        and (related_id is None or a["relatedTo"]["id"] == related_id)
-        and (not open_only or a["completedDate"] is None)
-        and (activity_type is None or a["type"] == activity_type)
-    ]
-    return paginate(activities, args)
+    activities = state["activities"]
+    if related_id is not None:
+        ids = sorted(linked_ids(activities, "relatedTo", related_id))
+    elif owner_id is not None:
+        ids = sorted(linked_ids(activities, "ownerId", owner_id))
+    else:
+        ids = ordered_ids(activities)
+    if owner_id is not None or related_type is not None or related_id is not None or open_only or activity_type is not None:
+        ids = [
+            i
+            for i in ids
+            if (owner_id is None or activities[i]["ownerId"] == owner_id)
+            and (related_type is None or activities[i]["relatedTo"]["type"] == related_type)
+            and (related_id is None or activities[i]["relatedTo"]["id"] == related_id)
+            and (not open_only or activities[i]["completedDate"] is None)
+            and (activity_type is None or activities[i]["type"] == activity_type)
+        ]
+    return paginate_ids(ids, activities, args, lambda a: activity_summary(state, a))
 
 
 list_activities = define_tool(

@@ -10,7 +10,7 @@ from ..state import State, full_name, next_id
 from .contract import (
     actor_prop,
     boolean_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_optional_string,
@@ -19,23 +19,23 @@ from .contract import (
     string_prop,
 )
 from .helpers import actor, audit, contact_summary, require_account, require_contact
+from .index import linked_ids, ordered_ids, relinked
 
 
 def _demote_primary(state: State, account_id: str) -> None:
-    for contact in state["contacts"].values():
-        if contact["accountId"] == account_id:
-            contact["isPrimary"] = False
+    contacts = state["contacts"]
+    for contact_id in linked_ids(contacts, "accountId", account_id):
+        contacts[contact_id]["isPrimary"] = False
 
 
 def _list_contacts(state: State, args: dict[str, Any]) -> Any:
     account_id = read_optional_string(args, "accountId")
     primary_only = read_boolean(args, "primaryOnly", False)
-    contacts = [
-        contact_summary(state, c)
-        for c in state["contacts"].values()
-        if (account_id is None or c["accountId"] == account_id) and (not primary_only or c["isPrimary"])
-    ]
-    return paginate(contacts, args)
+    contacts = state["contacts"]
+    ids = ordered_ids(contacts) if account_id is None else sorted(linked_ids(contacts, "accountId", account_id))
+    if primary_only:
+        ids = [i for i in ids if contacts[i]["isPrimary"]]
+    return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
 
 
 list_contacts = define_tool(
@@ -60,15 +60,16 @@ list_contacts = define_tool(
 
 def _search_contacts(state: State, args: dict[str, Any]) -> Any:
     query = read_string(args, "query").lower()
-    contacts = [
-        contact_summary(state, c)
-        for c in state["contacts"].values()
-        if any(
+    contacts = state["contacts"]
+
+    def matches(c: dict[str, Any]) -> bool:
+        return any(
             value is not None and query in value.lower()
             for value in (c["id"], full_name(c), c["email"], c["title"])
         )
-    ]
-    return paginate(contacts, args)
+
+    ids = [i for i in ordered_ids(contacts) if matches(contacts[i])]
+    return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
 
 
 search_contacts = define_tool(
@@ -196,7 +197,9 @@ def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
     if read_boolean(args, "makePrimary", False):
         _demote_primary(state, account["id"])
         contact["isPrimary"] = True
+    old_account_id = contact["accountId"]
     contact["accountId"] = account["id"]
+    relinked(state["contacts"], contact["id"], "accountId", old_account_id)
     audit(
         state,
         acting,

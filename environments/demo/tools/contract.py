@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "integer_prop",
     "number_prop",
     "paginate",
+    "paginate_ids",
     "paging_props",
     "read_boolean",
     "read_date",
@@ -256,12 +257,28 @@ def read_optional_date(args: Args, field: str, default: str | None = None) -> st
 # Paging
 
 
-def paginate(items: Iterable[dict[str, Any]], args: Args) -> dict[str, Any]:
-    """Sort by ``id``, cut one page with ``limit``/``offset``, and wrap it with the totals."""
+def _read_paging(args: Args) -> tuple[int, int]:
+    """``(limit, offset)``, read in that order."""
     limit = read_optional_number(
         args, "limit", integer=True, minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT
     )
     offset = read_optional_number(args, "offset", integer=True, minimum=0, default=0)
+    return limit, offset  # type: ignore[return-value]
+
+
+def paginate(items: Iterable[dict[str, Any]], args: Args) -> dict[str, Any]:
+    """Sort by ``id``, cut one page with ``limit``/``offset``, and wrap it with the totals."""
+    limit, offset = _read_paging(args)
     ordered = sorted(items, key=lambda item: item["id"])
-    page = ordered[offset : offset + limit]  # type: ignore[operator]
+    page = ordered[offset : offset + limit]
     return {"total": len(ordered), "count": len(page), "offset": offset, "results": page}
+
+
+def paginate_ids(
+    ids: Sequence[str], records: dict[str, Any], args: Args, project: Callable[[Any], dict[str, Any]]
+) -> dict[str, Any]:
+    """:func:`paginate` over the records ``ids`` names, given already in id order: the same result,
+    but only the page's records are projected (``project(record)``), so a page costs its size."""
+    limit, offset = _read_paging(args)
+    page = ids[offset : offset + limit]
+    return {"total": len(ids), "count": len(page), "offset": offset, "results": [project(records[i]) for i in page]}

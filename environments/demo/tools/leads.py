@@ -13,7 +13,7 @@ from .contract import (
     date_prop,
     enum_prop,
     number_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_date,
@@ -37,6 +37,7 @@ from .helpers import (
     require_lead,
     require_stage,
 )
+from .index import linked_ids, ordered_ids, relinked
 
 STATUSES = ("new", "working", "qualified", "disqualified", "converted")
 SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
@@ -59,14 +60,15 @@ def _list_leads(state: State, args: dict[str, Any]) -> Any:
     status = read_optional_enum(args, "status", STATUSES)
     owner_id = read_optional_string(args, "ownerId")
     source = read_optional_enum(args, "source", SOURCES)
-    leads = [
-        lead_summary(state, lead)
-        for lead in state["leads"].values()
-        if (status is None or lead["status"] == status)
-        and (owner_id is None or lead["ownerId"] == owner_id)
-        and (source is None or lead["source"] == source)
-    ]
-    return paginate(leads, args)
+    leads = state["leads"]
+    ids = ordered_ids(leads) if owner_id is None else sorted(linked_ids(leads, "ownerId", owner_id))
+    if status is not None or source is not None:
+        ids = [
+            i
+            for i in ids
+            if (status is None or leads[i]["status"] == status) and (source is None or leads[i]["source"] == source)
+        ]
+    return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
 
 
 list_leads = define_tool(
@@ -92,15 +94,16 @@ list_leads = define_tool(
 
 def _search_leads(state: State, args: dict[str, Any]) -> Any:
     query = read_string(args, "query").lower()
-    leads = [
-        lead_summary(state, lead)
-        for lead in state["leads"].values()
-        if any(
+    leads = state["leads"]
+
+    def matches(lead: dict[str, Any]) -> bool:
+        return any(
             value is not None and query in value.lower()
             for value in (lead["id"], full_name(lead), lead["company"], lead["email"])
         )
-    ]
-    return paginate(leads, args)
+
+    ids = [i for i in ordered_ids(leads) if matches(leads[i])]
+    return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
 
 
 search_leads = define_tool(
@@ -199,7 +202,9 @@ def _update_lead(state: State, args: dict[str, Any]) -> Any:
     if title is not None:
         lead["title"] = title
     if owner_id is not None:
+        old_owner_id = lead["ownerId"]
         lead["ownerId"] = owner_id
+        relinked(state["leads"], lead["id"], "ownerId", old_owner_id)
     if mark_contacted:
         lead["lastContactedDate"] = state["now"]
     audit(state, acting, "update_lead", "lead", lead["id"], f"Updated lead {full_name(lead)}.")

@@ -23,7 +23,7 @@ from .contract import (
     date_prop,
     enum_prop,
     number_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_date,
@@ -49,6 +49,7 @@ from .helpers import (
     require_stage,
     stage_summary,
 )
+from .index import linked_ids, ordered_ids, relinked
 from .leads import opening_stage
 
 OPP_STATUSES = ("open", "won", "lost")
@@ -76,16 +77,24 @@ def _list_opportunities(state: State, args: dict[str, Any]) -> Any:
     stage_id = read_optional_string(args, "stageId")
     status = read_optional_enum(args, "status", OPP_STATUSES)
     stale_only = read_boolean(args, "staleOnly", False)
-    opportunities = [
-        opportunity_summary(state, o)
-        for o in state["opportunities"].values()
-        if (owner_id is None or o["ownerId"] == owner_id)
-        and (account_id is None or o["accountId"] == account_id)
-        and (stage_id is None or o["stageId"] == stage_id)
-        and (status is None or o["status"] == status)
-        and (not stale_only or is_stale(state, o, STALE_STAGE_DAYS))
-    ]
-    return paginate(opportunities, args)
+    opportunities = state["opportunities"]
+    if account_id is not None:
+        ids = sorted(linked_ids(opportunities, "accountId", account_id))
+    elif owner_id is not None:
+        ids = sorted(linked_ids(opportunities, "ownerId", owner_id))
+    else:
+        ids = ordered_ids(opportunities)
+    if owner_id is not None or account_id is not None or stage_id is not None or status is not None or stale_only:
+        ids = [
+            i
+            for i in ids
+            if (owner_id is None or opportunities[i]["ownerId"] == owner_id)
+            and (account_id is None or opportunities[i]["accountId"] == account_id)
+            and (stage_id is None or opportunities[i]["stageId"] == stage_id)
+            and (status is None or opportunities[i]["status"] == status)
+            and (not stale_only or is_stale(state, opportunities[i], STALE_STAGE_DAYS))
+        ]
+    return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
 
 
 list_opportunities = define_tool(
@@ -116,14 +125,15 @@ list_opportunities = define_tool(
 
 def _search_opportunities(state: State, args: dict[str, Any]) -> Any:
     query = read_string(args, "query").lower()
-    accounts = state["accounts"]
-    results = []
-    for o in state["opportunities"].values():
+    accounts, opportunities = state["accounts"], state["opportunities"]
+
+    def matches(o: dict[str, Any]) -> bool:
         account = accounts.get(o["accountId"])
         account_name = None if account is None else account["name"]
-        if any(value is not None and query in value.lower() for value in (o["id"], o["name"], account_name)):
-            results.append(opportunity_summary(state, o))
-    return paginate(results, args)
+        return any(value is not None and query in value.lower() for value in (o["id"], o["name"], account_name))
+
+    ids = [i for i in ordered_ids(opportunities) if matches(opportunities[i])]
+    return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
 
 
 search_opportunities = define_tool(
@@ -144,10 +154,11 @@ def _get_opportunity(state: State, args: dict[str, Any]) -> Any:
     opp = require_opportunity(state, read_string(args, "opportunityId"))
     out = opportunity_summary(state, opp)
     out["stale"] = is_stale(state, opp, STALE_STAGE_DAYS)
+    activities = state["activities"]
     out["activities"] = [
-        activity_summary(state, a)
-        for a in sorted(state["activities"].values(), key=lambda a: a["id"])
-        if a["relatedTo"]["type"] == "opportunity" and a["relatedTo"]["id"] == opp["id"]
+        activity_summary(state, activities[i])
+        for i in sorted(linked_ids(activities, "relatedTo", opp["id"]))
+        if activities[i]["relatedTo"]["type"] == "opportunity"
     ]
     return out
 
@@ -446,6 +457,7 @@ def _reassign_opportunity(state: State, args: dict[str, Any]) -> Any:
         )
     old_owner_id = opp["ownerId"]
     opp["ownerId"] = new_owner["id"]
+    relinked(state["opportunities"], opp["id"], "ownerId", old_owner_id)
     audit(
         state,
         acting,

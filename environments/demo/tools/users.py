@@ -10,7 +10,7 @@ from ..state import State, open_pipeline_for, quota_attainment_percent, won_amou
 from .contract import (
     boolean_prop,
     enum_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_optional_enum,
@@ -19,6 +19,7 @@ from .contract import (
     string_prop,
 )
 from .helpers import require_user, user_summary
+from .index import linked_ids, ordered_ids
 
 ROLES = ("rep", "manager")
 
@@ -26,12 +27,11 @@ ROLES = ("rep", "manager")
 def _list_users(state: State, args: dict[str, Any]) -> Any:
     role = read_optional_enum(args, "role", ROLES)
     active_only = read_boolean(args, "activeOnly", False)
-    users = [
-        user_summary(u)
-        for u in state["users"].values()
-        if (role is None or u["role"] == role) and (not active_only or u["active"])
-    ]
-    return paginate(users, args)
+    users = state["users"]
+    ids = ordered_ids(users)
+    if role is not None or active_only:
+        ids = [i for i in ids if (role is None or users[i]["role"] == role) and (not active_only or users[i]["active"])]
+    return paginate_ids(ids, users, args, user_summary)
 
 
 list_users = define_tool(
@@ -54,10 +54,14 @@ list_users = define_tool(
 
 def _get_user(state: State, args: dict[str, Any]) -> Any:
     user = require_user(state, read_string(args, "userId"))
+    # The helpers read only the opportunities: give them the user's own, in the world's order
+    # (so the sums add up in the same order), instead of the whole world.
+    opportunities = state["opportunities"]
+    mine = {"opportunities": {i: opportunities[i] for i in linked_ids(opportunities, "ownerId", user["id"])}}
     out = user_summary(user)
-    out["openPipeline"] = open_pipeline_for(state, user["id"])
-    out["closedWon"] = won_amount_for(state, user["id"])
-    out["quotaAttainmentPercent"] = quota_attainment_percent(state, user)
+    out["openPipeline"] = open_pipeline_for(mine, user["id"])
+    out["closedWon"] = won_amount_for(mine, user["id"])
+    out["quotaAttainmentPercent"] = quota_attainment_percent(mine, user)
     return out
 
 
