@@ -59,6 +59,11 @@ def shorten_text(text: str, limit: int) -> str:
     return text[: max(0, limit - len(marker))] + marker[: limit]
 
 
+def _sentences(problems: list[str]) -> str:
+    """Problems joined by ``"; "``, without their own final periods (the message adds one)."""
+    return "; ".join(p.rstrip().rstrip(".") for p in problems)
+
+
 def end_observation(reason: str, error: str | None, limit: int) -> str:
     """``{"terminationReason": ..., "error": ...}`` in compact JSON, with ``error`` shortened (see
     :func:`shorten_text`) to the longest that keeps the text within ``limit`` characters."""
@@ -351,7 +356,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         else:
             state = self._world(task, variant)
         if variant is not None:
-            task = self._rendered_task(task, state)
+            task = self._rendered_task(task, state, variant)
         previous = self.episode
         if previous is not None and not previous.done:
             if previous.acted:
@@ -440,13 +445,13 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         must meet the task's preconditions."""
         if variant is None:
             return self.silo_env.create_state()
-        state = self.silo_env.create_state(variant)
-        problems = self._unmet_preconditions(task, state)
+        state = self._variant_world(variant)
+        problems = self._unmet_preconditions(task, state, variant)
         if problems:
             raise SiloError(
                 "variant_preconditions_unmet",
                 f'Variant {variant} of environment "{self.environment_name}" does not meet the '
-                f'preconditions of task "{task.id}": {"; ".join(problems)}.',
+                f'preconditions of task "{task.id}": {_sentences(problems)}.',
                 {"environment": self.environment_name, "taskId": task.id, "variant": variant,
                  "problems": problems},
             )
@@ -459,22 +464,42 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         problems: list[str] = []
         for offset in range(MAX_VARIANT_TRIES):
             variant = (first + offset) % VARIANT_SPACE
-            state = self.silo_env.create_state(variant)
-            problems = self._unmet_preconditions(task, state)
+            state = self._variant_world(variant)
+            problems = self._unmet_preconditions(task, state, variant)
             if not problems:
                 return variant, state
         raise SiloError(
             "variant_preconditions_unmet",
             f'None of {MAX_VARIANT_TRIES} variants from {first} of environment "{self.environment_name}" '
-            f'meets the preconditions of task "{task.id}"; the last one: {"; ".join(problems)}.',
+            f'meets the preconditions of task "{task.id}"; the last one: {_sentences(problems)}.',
             {"environment": self.environment_name, "taskId": task.id, "variant": first, "problems": problems},
         )
 
-    def _unmet_preconditions(self, task: Task, state: Any) -> list[str]:
+    def _hook_failed(self, hook: str, exc: Exception, detail: str) -> SiloError:
+        error = SiloError(
+            "runtime_contract_invalid",
+            f'{hook} of environment "{self.environment_name}" raised {type(exc).__name__}: {exc} ({detail}).',
+            {"environment": self.environment_name, "missing": hook.removesuffix("()")},
+        )
+        error.__cause__ = exc
+        return error
+
+    def _variant_world(self, variant: int) -> Any:
+        try:
+            return self.silo_env.create_state(variant)
+        except SiloError:
+            raise
+        except Exception as exc:
+            raise self._hook_failed("create_state()", exc, f"variant {variant}") from exc
+
+    def _unmet_preconditions(self, task: Task, state: Any, variant: int) -> list[str]:
         hook = self._shared.task_preconditions
         if hook is None:
             return []
-        problems = hook(task, state)
+        try:
+            problems = hook(task, state)
+        except Exception as exc:
+            raise self._hook_failed("task_preconditions()", exc, f'variant {variant}, task "{task.id}"') from exc
         if not isinstance(problems, (list, tuple)) or not all(isinstance(p, str) for p in problems):
             raise SiloError(
                 "runtime_contract_invalid",
@@ -484,12 +509,15 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             )
         return list(problems)
 
-    def _rendered_task(self, task: Task, state: Any) -> Task:
+    def _rendered_task(self, task: Task, state: Any, variant: int) -> Task:
         """The task with the instruction rendered for this variant's world (docs/variants.md)."""
         hook = self._shared.render_instruction
         if hook is None:
             return task
-        instruction = hook(task, state)
+        try:
+            instruction = hook(task, state)
+        except Exception as exc:
+            raise self._hook_failed("render_instruction()", exc, f'variant {variant}, task "{task.id}"') from exc
         if not isinstance(instruction, str) or not instruction.strip():
             raise SiloError(
                 "runtime_contract_invalid",

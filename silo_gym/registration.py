@@ -43,6 +43,18 @@ def _check_id(env_id: str) -> None:
         raise SiloError("task_invalid", f'Cannot register "{env_id}": {reason}.', {"id": env_id})
 
 
+def gym_id_problem(environment: str, task_id: str | None = None) -> str | None:
+    """Why ``silo/<environment>`` (or ``silo/<environment>-<task_id>``) cannot be registered with
+    Gymnasium, or ``None``: a name that Gymnasium reads as a version (``-v<digits>`` at the end)
+    or that its id grammar refuses would make registration skip the whole environment."""
+    env_id = f"{NAMESPACE}/{environment.lower()}" + (f"-{task_id}" if task_id is not None else "")
+    try:
+        _check_id(env_id)
+    except SiloError as exc:
+        return exc.message
+    return None
+
+
 def environment_ids(name: str, env_dir: Path) -> tuple[list[str], list[tuple[str, str | None]]]:
     """The ids an environment directory registers, checked; raises ``SiloError`` on any problem.
 

@@ -222,9 +222,20 @@ def drive_agent(
     # threading refuses waits beyond TIMEOUT_MAX (about 292 years); a longer budget never fires.
     timer = threading.Timer(min(timeout_ms / 1000.0, threading.TIMEOUT_MAX), episode.expire)
     timer.daemon = True
-    timer.start()
-    thread.start()
-    thread.join(min((timeout_ms + GRACE_MS) / 1000.0, threading.TIMEOUT_MAX))
+    try:
+        timer.start()
+        thread.start()
+        thread.join(min((timeout_ms + GRACE_MS) / 1000.0, threading.TIMEOUT_MAX))
+    except BaseException as exc:  # Ctrl-C or a termination signal while the agent runs
+        timer.cancel()
+        # The run is ended and recorded (never left half-written), then the interruption goes on.
+        if not episode.done:
+            episode.signal.set()
+            why = type(exc).__name__
+            env.end_unless_stuck(
+                f"Run interrupted ({why}) while the agent was running.", reason="agent_error",
+                wait_s=LOCK_WAIT_S, stuck_error=lambda tool: f'Run interrupted ({why}) while tool "{tool}" was running.')
+        raise
     timer.cancel()
     _settle(env, episode, thread, outcome, timeout_ms)
     return not thread.is_alive() and "exc" not in outcome

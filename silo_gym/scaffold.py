@@ -27,6 +27,7 @@ from .formats import display_path
 from .jsonfmt import dumps_pretty_bytes
 from .loader import shipped_environments_dir
 from .names import check_safe_name
+from .registration import gym_id_problem
 from .store import EnvironmentRef, atomic_write, check_writable
 
 __all__ = [
@@ -156,6 +157,10 @@ def init_environment(
             directory was removed.
     """
     check_safe_name(name, "environment")
+    problem = gym_id_problem(name)
+    if problem is not None:  # registration would skip it: no Gymnasium id for any of its tasks
+        raise SiloError("unsafe_name", f'Environment name "{name}" cannot be used: {problem} Choose a name that '
+                        'does not end in "-v<digits>".', {"kind": "environment", "name": name})
     _check_template(template)
     packs = list(tools)
     environments = _project_environments(cwd)

@@ -23,6 +23,7 @@ from .jsonfmt import dumps_pretty_bytes, is_json_compatible
 from .loader import available_text, find_environment, parse_task, read_manifest
 from .models import Task
 from .names import check_safe_name
+from .registration import gym_id_problem
 
 __all__ = [
     "DataStore",
@@ -293,6 +294,13 @@ class TaskStore:
     def _write(self, task: Any, mode: str) -> str:
         check_writable(self.env)
         parsed = self._check(task)
+        problem = gym_id_problem(self.env.name, parsed.id)
+        if problem is not None:  # registration would skip the whole environment
+            raise SiloError(
+                "task_invalid",
+                f'Task id "{parsed.id}" cannot be used: {problem} Choose an id that does not end in "-v<digits>".',
+                {"environment": self.env.name, "file": f"{parsed.id}.json", "field": "id"},
+            )
         hit = self._find(parsed.id)
         if mode == "add" and hit is not None:
             raise SiloError(

@@ -20,6 +20,7 @@ from typing import Any
 from .jsonfmt import loads_strict
 from .loader import Environment, find_environment, open_environment
 from .models import Counts, Finding, ValidationReport
+from .registration import gym_id_problem
 from .scaffold import NOT_IMPLEMENTED_TOOL, NOT_IMPLEMENTED_VERIFIER
 from .validate_variants import VARIANT_FINDING_CODES, check_variants
 
@@ -47,6 +48,7 @@ FINDING_CODES: tuple[str, ...] = (
     "verifier_task_mismatch",
     "verifier_not_implemented",
     "task_verifier_unresolved",
+    "gym_id_invalid",
     *VARIANT_FINDING_CODES,
     "no_tasks",
     "no_tools",
@@ -254,6 +256,13 @@ def validate(environment: str, cwd: str | os.PathLike[str] | None = None) -> Val
     if env is not None:
         opened = env
         run.counts["tasks"] = len(opened.tasks)
+
+        # Gymnasium ids (our rule): registration skips an environment with an id it cannot take
+        for task_id in [None, *(t.id for t in opened.tasks)]:
+            problem = gym_id_problem(location.name, task_id)
+            if problem is not None:
+                run.error("gym_id_invalid", f"{problem} import silo_gym skips this environment; rename the "
+                          + ("environment." if task_id is None else f'task "{task_id}".'))
 
         # 4. manifest
         if not opened.manifest_present:

@@ -303,9 +303,14 @@ def make_vector_env(
         **env_kwargs: ``SiloEnv`` arguments (the registered ``environment``, ``task_id``, ``path``
             plus any of ``max_tool_calls``, ``timeout_ms``, ``reward_mode``, ...).
 
+    Raises:
+        ValueError: ``num_envs`` below 1, an unknown ``vector_mode`` or ``autoreset_mode``.
+
     Returns a ``VectorEnv`` whose observations are tuples of ``str`` and whose actions are a list
     (or tuple) of action dicts.
     """
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be a whole number of at least 1, got {num_envs!r}.")
     runs = os.fspath(os.path.abspath(record_runs_dir)) if record_runs_dir is not None else None
     fns = [functools.partial(_make_sub_env, i, num_envs, runs, agent_path, None, dict(env_kwargs))
            for i in range(num_envs)]

@@ -151,3 +151,57 @@ def test_a_late_tool_return_does_not_tear_the_trace_sequence(tmp_path, make_env_
     with open(os.path.join(r.run_dir, "trace.jsonl"), encoding="utf-8") as fh:
         seqs = [json.loads(line)["seq"] for line in fh]
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+SLEEPY_AGENT = """
+import time
+
+
+def agent(task, tools, call_tool, signal):
+    call_tool("get_order", {"orderId": "O-1"})
+    print("calling", flush=True)
+    time.sleep(60)
+    return {"output": "late"}
+
+
+def exits(task, tools, call_tool, signal):
+    import sys
+    sys.exit(0)
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [(2, 130), (15, 143)])
+def test_an_interrupted_silo_gym_run_leaves_a_whole_run(tmp_path, sig, code):
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ENVS_DIR, subprocess_env
+
+    (tmp_path / "agent.py").write_text(SLEEPY_AGENT)
+    child = subprocess.Popen([sys.executable, "-m", "silo_gym", "run", "--env", "orders", "--task", "TASK-001",
+                              "--agent", "agent.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=subprocess_env(SILO_GYM_PATH=str(ENVS_DIR)), text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "calling"
+    child.send_signal(signal.Signals(sig))
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == code, err
+    (run_dir,) = list((tmp_path / ".silo" / "runs").iterdir())
+    assert sorted(os.listdir(run_dir)) == ["result.json", "run.json", "state-diff.json", "trace.jsonl"]
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["terminationReason"] == "agent_error" and run["toolCallCount"] == 1
+    events = [json.loads(line)["type"] for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+    assert events[-2:] == ["run_end", "verifier_result"]
+
+
+def test_an_agent_calling_sys_exit_fails_the_command(tmp_path, monkeypatch, capsys):
+    from silo_gym.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent.py").write_text(SLEEPY_AGENT)
+    code = main(["run", "--env", "orders", "--task", "TASK-001", "--agent", "agent.py:exits"])
+    err = capsys.readouterr().err
+    assert code == 1 and "sys.exit(0) was called" in err
+    (run_dir,) = list((tmp_path / ".silo" / "runs").iterdir())
+    assert json.loads((run_dir / "result.json").read_text())["terminationReason"] == "agent_error"

@@ -229,3 +229,57 @@ def test_run_task_plays_a_variant(tmp_path):
         silo_gym.run_task("variety", "TASK-001", agent, runs_dir=tmp_path / "refused", variant=6)
     assert err.value.code == "variant_preconditions_unmet"
     assert not (tmp_path / "refused").exists() or not any((tmp_path / "refused").iterdir())
+
+
+BROKEN_HOOKS = '''
+from silo_gym import bind_tools as _bind
+
+from .tools import tools
+from .verifiers import verifiers
+
+
+def create_state(variant=None):
+    if variant == 5:
+        raise RuntimeError("no world for five")
+    return {"now": "2026-09-15", "count": 0, "label": "start", "rows": [{"id": "A", "n": 1}]}
+
+
+def render_instruction(task, state):
+    raise KeyError("render boom")
+
+
+def task_preconditions(task, state):
+    if state["count"] == 0 and task.id == "TASK-001":
+        return ["B-1 is missing."]
+    return []
+
+
+def bind_tools(state):
+    return _bind(state, tools)
+'''
+
+
+def test_variant_hooks_that_fail_are_named_with_their_environment(tmp_path, make_env_dir):
+    env_dir = make_env_dir(tmp_path, "brokenhooks", init=BROKEN_HOOKS)
+    env = silo_gym.SiloEnv("brokenhooks", "TASK-001", path=str(env_dir))
+    with pytest.raises(SiloError) as err:
+        env.reset(options={"variant": 5})
+    assert err.value.code == "runtime_contract_invalid"
+    assert str(err.value) == ('create_state() of environment "brokenhooks" raised RuntimeError: no world for five '
+                              '(variant 5).')
+    with pytest.raises(SiloError) as err:
+        env.reset(options={"variant": 1})
+    assert str(err.value) == ('Variant 1 of environment "brokenhooks" does not meet the preconditions of task '
+                              '"TASK-001": B-1 is missing.')  # one period, not two
+    with pytest.raises(ValueError, match="num_envs must be a whole number of at least 1, got 0"):
+        gym.make_vec("silo/variety-TASK-001", num_envs=0)
+
+
+def test_a_failing_render_hook_is_named(tmp_path, make_env_dir):
+    init = BROKEN_HOOKS.replace('if state["count"] == 0 and task.id == "TASK-001"', "if False")
+    env_dir = make_env_dir(tmp_path, "brokenrender", init=init)
+    env = silo_gym.SiloEnv("brokenrender", "TASK-001", path=str(env_dir))
+    with pytest.raises(SiloError) as err:
+        env.reset(options={"variant": 2})
+    assert str(err.value) == ("render_instruction() of environment \"brokenrender\" raised KeyError: 'render boom' "
+                              '(variant 2, task "TASK-001").')

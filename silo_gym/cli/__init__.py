@@ -14,8 +14,11 @@ Parsing follows :mod:`silo_gym.cli.parser`; errors are printed here, once, in th
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,6 +116,28 @@ def _resolve(root: CommandParser, tokens: list[str]) -> tuple[CommandParser, lis
     return parser, rest
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so a command ends its work (a run is recorded, a
+    collection keeps its finished rows) before the process exits with 143."""
+
+
+@contextlib.contextmanager
+def _termination_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while a command runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 error, 130 interrupted)."""
     tokens = list(sys.argv[1:] if argv is None else argv)
@@ -131,8 +156,16 @@ def main(argv: list[str] | None = None) -> int:
         parser, rest = _resolve(root, tokens)
         args = parser.parse_tokens(rest)
         plain = bool(getattr(args, "plain_errors", False))
-        code: int = args.handler(args)
+        with _termination_as_interrupt():
+            code: int = args.handler(args)
         return code
+    except Terminated:
+        sys.stderr.write("error: terminated\n")
+        return 143
+    except SystemExit as exc:  # raised by code the command ran (an agent, an environment)
+        sys.stderr.write(f"error: sys.exit({exc.code!r}) was called by code the command ran; "
+                         "any run it was in was recorded as agent_error.\n")
+        return 1
     except HelpRequested as request:
         sys.stdout.write(request.parser.format_help())
         return 0

@@ -131,7 +131,14 @@ def data_remove(args: argparse.Namespace) -> int:
 
 
 def _task_id(args: argparse.Namespace) -> str:
-    """The id from the positional, else from ``--id``, else ``""``."""
+    """The id from the positional, else from ``--id``, else ``""``.
+
+    Raises:
+        UsageError: both are given and differ (a task id cannot be renamed this way).
+    """
+    if args.id and args.id_flag is not None and str(args.id_flag) != str(args.id):
+        raise UsageError(f'The task id is given twice: "{args.id}" and --id "{args.id_flag}". A task id cannot '
+                         "be changed; give it once (remove the task and add it under the new id to rename it).")
     if args.id:
         return str(args.id)
     return str(args.id_flag) if args.id_flag is not None else ""

@@ -124,21 +124,37 @@ def _arrow_message(m: dict[str, Any]) -> dict[str, Any]:
             "tool_call_id": m.get("tool_call_id")}
 
 
+def _utf8(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings written as its escape (``\\ud800``):
+    Arrow strings are UTF-8, which cannot hold one (a Python str an agent wrote can)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_utf8(k): _utf8(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value
+
+
 def _to_arrow_row(row: dict[str, Any]) -> dict[str, Any]:
     out = dict(row)
     for key in _MESSAGE_LISTS:
         if key in out and out[key] is not None:
             out[key] = [_arrow_message(m) for m in out[key]]
-    for key in _JSON_TEXT:
+    for key in _JSON_TEXT:  # JSON text escapes a lone surrogate itself (silo-format §7.3): exact
         if key in out:
             out[key] = dumps_compact(out[key])
-    return out
+    return _utf8(out)
 
 
 def _table(rows: Sequence[dict[str, Any]], layout: str | None) -> Any:
     pa = _need_pyarrow()
     if layout is None:
-        return pa.Table.from_pylist([dict(r) for r in rows])
+        return pa.Table.from_pylist([_utf8(dict(r)) for r in rows])
     schema = _schemas(pa)[layout]
     return pa.Table.from_pylist([_to_arrow_row(r) for r in rows], schema=schema)
 

@@ -83,7 +83,8 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
 
     Raises:
         ResumeError: ``out_dir`` holds an unfinished collection and ``resume`` is false; or
-            ``resume`` is true and there is nothing to resume, or another collection.
+            ``resume`` is true and ``out_dir`` holds no collection, or another one. Resuming a
+            complete collection plays nothing and returns its rows.
         KeyboardInterrupt: the collection was interrupted; the rows finished are in the file.
     """
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
@@ -98,8 +99,6 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
     if resume:
         if record is None:
             raise ResumeError(f"Nothing to resume in {out}: it has no {MANIFEST} of an interrupted collection.")
-        if record.get("complete"):
-            raise ResumeError(f"The collection in {out} is complete already; nothing to resume.")
         differing = [k for k in wanted if record.get(k) != wanted[k]]
         if differing:
             theirs = ", ".join(f"{k}={record.get(k)!r}" for k in differing)
@@ -107,6 +106,8 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             raise ResumeError(f"{out} holds another collection ({theirs}); this one has {ours}. "
                               "Resume with the same arguments, or write to another directory.")
         done = read_stream(stream)
+        if record.get("complete"):  # nothing left to play: its rows, e.g. to write other formats
+            return done
         for row in done:
             if tuple(row) != EPISODE_COLUMNS:
                 raise ResumeError(f"{stream} holds rows that are not episode rows; write to another directory.")

@@ -150,15 +150,16 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     views.sort(key=lambda v: v.problem is not None)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    os.chmod(staging, 0o755)  # mkdtemp makes 0700; the report is a directory to share
     try:
         (staging / "runs").mkdir()
         page = env.get_template("run.html.j2")
         for view in views:
             if view.problem is None:
-                (staging / "runs" / f"{view.slug}.html").write_text(page.render(run=view), encoding="utf-8")
+                _write_page(staging / "runs" / f"{view.slug}.html", page.render(run=view))
         index = env.get_template("index.html.j2").render(runs=views, source=str(source),
                                                          chart=_chart(summarize(views)))
-        (staging / "index.html").write_text(index, encoding="utf-8")
+        _write_page(staging / "index.html", index)
         if out.exists():
             shutil.rmtree(out)
         os.replace(staging, out)
@@ -169,3 +170,9 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     if open_browser:
         webbrowser.open(result.index.as_uri())
     return result
+
+
+def _write_page(path: Path, text: str) -> None:
+    """Write a page as UTF-8; a lone surrogate an agent wrote (valid in a Python str, not in
+    UTF-8) is shown as its escape, ``\\ud800``, instead of failing the whole report."""
+    path.write_bytes(text.encode("utf-8", "backslashreplace"))

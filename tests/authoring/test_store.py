@@ -332,3 +332,16 @@ def test_atomic_write_cleans_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         atomic_write(target, b"new")
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
     assert target.read_text() == "old"
+
+
+def test_task_update_refuses_two_different_ids(tmp_path, monkeypatch, capsys):
+    from silo_gym.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "renames"]) == 0
+    assert main(["task", "add", "TASK-2", "--env", "renames", "--title", "t", "--instruction", "i",
+                 "--verifier", "V"]) == 0
+    capsys.readouterr()
+    code = main(["task", "update", "TASK-2", "--env", "renames", "--id", "TASK-9", "--title", "new"])
+    assert code == 1 and "The task id is given twice" in capsys.readouterr().err
+    assert main(["task", "update", "TASK-2", "--env", "renames", "--id", "TASK-2", "--title", "new"]) == 0

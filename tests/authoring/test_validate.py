@@ -567,3 +567,30 @@ def test_validate_does_not_touch_the_environment(tmp_path: Path) -> None:
     shutil.rmtree(env_dir / "__pycache__", ignore_errors=True)
     after = sorted(p.relative_to(env_dir).as_posix() for p in env_dir.rglob("*") if "__pycache__" not in p.parts)
     assert before == after
+
+
+def test_names_gymnasium_reads_as_versions_are_refused_and_reported(tmp_path, monkeypatch, make_env_dir):
+    """An id ending in -v<digits> would make registration skip the whole environment: init and
+    task add refuse such names, and validate reports an environment that has one."""
+    import pytest
+
+    from silo_gym import SiloError, validate
+    from silo_gym.project import Silo
+
+    monkeypatch.chdir(tmp_path)
+    silo = Silo.open(tmp_path)
+    with pytest.raises(SiloError) as err:
+        silo.environments.create("shop-v2")
+    assert err.value.code == "unsafe_name" and "-v2" in err.value.message
+    assert not (tmp_path / ".silo" / "environments" / "shop-v2").exists()
+    env = silo.environments.create("shop")
+    env_handle = silo.environment("shop")
+    with pytest.raises(SiloError) as err:
+        env_handle.tasks.add({"id": "TASK-v2", "title": "t", "instruction": "i", "verifierId": "V"})
+    assert err.value.code == "task_invalid" and 'Task id "TASK-v2" cannot be used' in err.value.message
+    make_env_dir(tmp_path / ".silo" / "environments", "legacy",
+                 tasks={"TASK-v3.json": {"id": "TASK-v3", "title": "t", "instruction": "i", "verifierId": "VER-001"}})
+    report = validate("legacy", cwd=tmp_path)
+    codes = [f.code for f in report.findings]
+    assert "gym_id_invalid" in codes and not report.ok
+    assert env is not None

@@ -92,3 +92,20 @@ def test_an_ungraded_run_is_a_failed_row_and_is_not_retried(tmp_path, make_env_d
     assert row["error"] == 'Episode not graded: Tool "stuck" did not return within 200 ms.'
     assert calls == [1]  # not played again
     assert not (tmp_path / "runs").exists() or list((tmp_path / "runs").iterdir()) == []
+
+
+def test_a_lone_surrogate_in_an_answer_is_written_to_parquet(tmp_path):
+    import pytest
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    from silo_gym import data as data_mod
+
+    def policy(observation, info):
+        return {"answer": "bad \ud800 answer"}
+
+    rows = data_mod.collect(["silo/demo-TASK-004"], policy, episodes_per_task=1)
+    files = data_mod.write(rows, tmp_path, ("jsonl", "parquet"))
+    table = pq.read_table(next(f for f in files if f.endswith(".parquet"))).to_pylist()
+    assert table[0]["messages"][-1]["content"] == "bad \\ud800 answer"
+    assert data_mod.read(next(f for f in files if f.endswith(".jsonl")))[0]["messages"][-1]["content"] == \
+        "bad \ud800 answer"

@@ -91,9 +91,13 @@ def test_interrupt_then_resume(server, tmp_path, sig, code):
     assert {r["run_id"] for r in partial} <= {r["run_id"] for r in final}  # the first rows were kept
     assert sorted(p.name for p in runs.iterdir()) == sorted(r["run_id"] for r in final)
     assert (out / "pairs.jsonl").exists()
+    # Resuming a complete collection plays nothing and writes its files again.
+    before = (out / "episodes.jsonl").read_bytes()
+    runs_before = sorted(p.name for p in runs.iterdir())
     again = subprocess.run(_command(server, out, runs, "--resume"), cwd=ROOT, capture_output=True, text=True,
                            timeout=120)
-    assert again.returncode == 1 and "complete already" in again.stderr
+    assert again.returncode == 0, again.stderr
+    assert (out / "episodes.jsonl").read_bytes() == before and sorted(p.name for p in runs.iterdir()) == runs_before
 
 
 def test_model_flags_are_checked(tmp_path, capsys):

@@ -132,3 +132,22 @@ def test_a_run_with_foreign_content_is_an_unreadable_row_not_a_failed_report(run
     assert problems[runs.solver.name] is None
     assert "unexpected content (ValueError" in (problems[odd.name] or "")
     assert "unexpected content" in view.index.read_text()
+
+
+def test_a_lone_surrogate_in_an_answer_does_not_fail_the_report(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    import gymnasium as gym
+
+    from silo_gym.wrappers import RecordRun
+
+    runs_dir = tmp_path / "runs"
+    env = RecordRun(gym.make("silo/demo-TASK-004"), runs_dir=runs_dir)
+    env.reset()
+    env.step({"answer": "bad \ud800 answer"})
+    out = tmp_path / "report"
+    build_view(runs_dir, out)
+    page = next((out / "runs").glob("*.html")).read_bytes().decode("utf-8")  # valid UTF-8
+    assert "bad \\ud800 answer" in page
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o755
