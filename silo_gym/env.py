@@ -163,6 +163,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             ``verifier_not_found`` and the loading errors of silo-format §2.4;
             ``variant_unsupported`` for ``variants=True`` on an environment whose
             ``create_state`` takes no ``variant``.
+        ValueError: a bad ``reward_mode``, ``render_mode`` or limit.
+        TypeError: ``variants`` is not a bool.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -304,6 +306,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         """Report one model turn; emitted as a ``model_step`` trace event (silo-format §6.5).
 
         Without listeners (no ``RecordRun``) it does nothing.
+
+        Raises:
+            ValueError: ``api`` is not ``chat``, ``responses``, ``anthropic`` or ``text``.
         """
         ep = self.episode
         if ep is None or ep.done or not ep.listeners:

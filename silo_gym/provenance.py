@@ -27,8 +27,14 @@ _lock = threading.Lock()
 
 
 def environment_hash_of(environment: Environment, tools: list[dict[str, Any]]) -> str:
-    """``"sha256:<hex>"`` over the environment's data files (their bytes), its tasks (their JSON
-    forms, silo-format §2.6) and ``tools`` (the tool list: name, description, inputSchema)."""
+    """``"sha256:<hex>"`` over the environment's top-level ``data/*.json`` files (their bytes, read
+    now), its tasks (their JSON forms as loaded, silo-format §2.6) and ``tools`` (the tool list:
+    name, description, inputSchema). Tool code is not hashed: replay catches a changed tool as a
+    divergence.
+
+    Raises:
+        OSError: a data file cannot be read.
+    """
     data_dir = environment.path / "data"
     data: dict[str, str] = {}
     if data_dir.is_dir():

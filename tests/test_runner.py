@@ -165,7 +165,7 @@ def test_deadline_timer_fires_without_further_calls(runs_dir):
 
     start = time.monotonic()
     r = run_task("orders", "TASK-001", agent, timeout_ms=150, runs_dir=runs_dir)
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 5  # the deadline (150 ms) fired, not the 120 s default
     assert (r.run["terminationReason"], r.error, r.agent_output) == ("timeout", None, "Run ended: timeout.")
     assert r.run["config"]["timeoutMs"] == 150
 
@@ -189,7 +189,7 @@ def test_hanging_agent_is_abandoned(tmp_path, make_env_dir):
     start = time.monotonic()
     r = run_task("widgets", "TASK-001", agent, cwd=tmp_path, timeout_ms=200)
     elapsed = time.monotonic() - start
-    assert GRACE_MS / 1000 + 0.2 <= elapsed < GRACE_MS / 1000 + 1.0
+    assert GRACE_MS / 1000 + 0.2 <= elapsed < GRACE_MS / 1000 + 3.0
     assert r.run["terminationReason"] == "timeout"
     assert r.error == "Agent did not return within 200 ms."
     assert r.agent_output is None and r.result["toolCalls"] == 1 and r.passed is True

@@ -66,7 +66,7 @@ def test_a_tool_that_never_returns_does_not_hold_the_runner(tmp_path, make_env_d
     try:
         r = run_task("stuckworld", "TASK-001", agent, cwd=tmp_path, timeout_ms=300)
         elapsed = time.monotonic() - start
-        assert elapsed < 0.3 + GRACE_MS / 1000 + 0.5
+        assert elapsed < 0.3 + GRACE_MS / 1000 + 2.5  # never the 30 s the tool would take
         assert r.reward is None and r.passed is None and r.verifier is None
         assert r.result is None and r.state_diff is None
         assert r.error == 'Tool "stuck" did not return within 300 ms.'

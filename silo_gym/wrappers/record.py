@@ -49,7 +49,11 @@ def create_run_dir(runs_dir: Path) -> tuple[str, Path]:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path`` (name starting with ``.``), then rename
-    it over ``path`` (silo-format §6.6). The temporary file never survives an error."""
+    it over ``path`` (silo-format §6.6). The temporary file never survives an error.
+
+    Raises:
+        OSError: the write or the rename failed (disk full, permissions), after cleaning up.
+    """
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "wb") as fh:
@@ -158,6 +162,10 @@ class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs
         runs_dir: where run directories go; a relative path is resolved against the current
             directory when the wrapper is built. Created with its parents.
         agent_path: recorded as ``config.agentPath`` (``None`` gives ``null``).
+
+    Raises:
+        TypeError: the unwrapped env is not a ``SiloEnv`` (it has no ``add_listener``).
+        OSError: ``reset`` could not create the run directory; writing the trace or the files.
     """
 
     def __init__(self, env: gym.Env[str, Any], runs_dir: str | os.PathLike[str] = ".silo/runs",

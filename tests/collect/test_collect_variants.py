@@ -86,7 +86,7 @@ def test_an_ungraded_run_is_a_failed_row_and_is_not_retried(tmp_path, make_env_d
         for name, module in list(sys.modules.items()):
             if name.endswith(".tools") and hasattr(module, "RELEASE"):
                 module.RELEASE.set()
-    assert time.monotonic() - start < 6
+    assert time.monotonic() - start < 15  # not the 20 s the tool would take, nor retries
     (row,) = rows
     assert row["reward"] is None and row["run_id"] is None and row["passed"] is None
     assert row["error"] == 'Episode not graded: Tool "stuck" did not return within 200 ms.'

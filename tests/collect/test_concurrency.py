@@ -108,7 +108,7 @@ def test_sync_complete_functions_overlap_too():
     rows = collect(["silo/demo-TASK-004", "silo/demo-TASK-005"], policy, episodes_per_task=4, concurrency=8)
     elapsed = time.perf_counter() - t0
     assert [r["reward"] for r in rows] == [1.0] * 8
-    assert elapsed < 8 * 2 * 0.2 / 2  # well under the serial 3.2 s
+    assert elapsed < 8 * 2 * 0.2 * 0.75  # under the serial 3.2 s: the episodes overlapped
 
 
 @pytest.mark.parametrize("policy", ["random", lambda observation, info: {"answer": ""}])

@@ -86,7 +86,7 @@ def test_a_sync_model_function_never_blocks_the_loop():
     episodes, elapsed, ticks = asyncio.run(main())
     assert [e.reward for e in episodes] == [1.0] * 4
     assert seen and not any(seen)  # called in worker threads
-    assert elapsed < 4 * 2 * 0.15  # the four episodes overlapped
+    assert elapsed < 4 * 2 * 0.15 * 0.9  # under the serial 1.2 s: the four episodes overlapped
     assert ticks >= 10  # the loop kept turning while the model "thought"
 
 

@@ -68,14 +68,14 @@ def test_calls_racing_the_end_are_either_run_or_refused(runs_dir: Path) -> None:
 def test_a_session_closing_during_a_stuck_tool_call_ends_ungraded(tmp_path: Path, make_env_dir: Any) -> None:
     make_env_dir(tmp_path / ".silo" / "environments", "sluggish")
     served = ServedEpisode(EpisodeSettings("sluggish", "TASK-001", runs_dir=tmp_path / "runs", cwd=str(tmp_path)))
-    caller = threading.Thread(target=served.call_tool, args=("slow", {"seconds": 2.5}))
+    caller = threading.Thread(target=served.call_tool, args=("slow", {"seconds": 5.0}))
     caller.start()
     time.sleep(0.2)
     started = time.monotonic()
     served.abandon(SESSION_CLOSED)
     waited = time.monotonic() - started
     caller.join()
-    assert ABANDON_WAIT_S <= waited < ABANDON_WAIT_S + 1.0
+    assert ABANDON_WAIT_S <= waited < ABANDON_WAIT_S + 2.0  # well before the tool's 5 s
     run_dir = Path(served.run_dir)
     assert not (run_dir / "result.json").exists() and not (run_dir / "state-diff.json").exists()
     run = json.loads((run_dir / "run.json").read_text())
