@@ -413,5 +413,8 @@ def test_run_plays_a_variant(project, capsys):
     run = json.loads((Path(summary["runs"][0]["runDir"]) / "run.json").read_text())
     assert run["config"]["variant"] == 4
     code, out, err = run_cli(capsys, "run", "--env", "variety", "--task", "TASK-001", "--agent", "price.py",
+                             "--variant", "4")
+    assert code == 0 and "Variant:     4\n" in out
+    code, out, err = run_cli(capsys, "run", "--env", "variety", "--task", "TASK-001", "--agent", "price.py",
                              "--variant", "3")
     assert code == 1 and "error: variant_preconditions_unmet: Variant 3" in err

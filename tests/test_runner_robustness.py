@@ -205,3 +205,14 @@ def test_an_agent_calling_sys_exit_fails_the_command(tmp_path, monkeypatch, caps
     assert code == 1 and "sys.exit(0) was called" in err
     (run_dir,) = list((tmp_path / ".silo" / "runs").iterdir())
     assert json.loads((run_dir / "result.json").read_text())["terminationReason"] == "agent_error"
+
+
+def test_agent_text_never_drives_the_terminal(runs_dir):
+    from silo_gym.cli.run_cmd import format_single_run
+
+    def agent(task, tools, call_tool, signal):
+        raise RuntimeError("\x1b[2J\x1b[31mfake PASS\x07")
+
+    report = format_single_run(run_task("orders", "TASK-001", agent, runs_dir=runs_dir))
+    assert "\x1b" not in report and "\x07" not in report
+    assert "Error:       \\x1b[2J\\x1b[31mfake PASS\\x07\n" in report

@@ -31,8 +31,13 @@ def _rel(path: str) -> str:
         return absolute.as_posix()
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f)}
+
+
 def _line(label: str, value: Any) -> str:
-    return f"{label + ':':<13}{value}"
+    # Agent-written text (errors, labels) never drives the terminal: control characters such as
+    # ESC are shown escaped.
+    return f"{label + ':':<13}" + str(value).translate(_CONTROL)
 
 
 def _calls(r: RunResult) -> tuple[int, int, str]:
@@ -58,8 +63,11 @@ def format_single_run(r: RunResult) -> str:
     """
     res = r.result
     calls, errors, reason = _calls(r)
-    lines = [
-        _line("Task", f"{r.task.id} — {r.task.title}"),
+    lines = [_line("Task", f"{r.task.id} — {r.task.title}")]
+    variant = r.run.get("config", {}).get("variant")
+    if variant is not None:  # docs/variants.md: which world was played
+        lines.append(_line("Variant", variant))
+    lines += [
         _line("Result", _verdict(r)),
         _line("Reward", _reward_text(r.reward)),
         _line("Duration", f"{to_fixed(r.run.get('durationMs', 0) / 1000, 1)}s"),
@@ -76,7 +84,7 @@ def format_single_run(r: RunResult) -> str:
         lines.append(_line("Error", r.error))
     if res is not None and res["failedRequired"]:
         lines.append("Failed:")
-        lines += [f"  - {label}" for label in res["failedRequired"]]
+        lines += [f"  - {label}".translate(_CONTROL) for label in res["failedRequired"]]
     lines.append(_line("Run saved", _rel(r.run_dir)))
     return "\n".join(lines) + "\n"
 
