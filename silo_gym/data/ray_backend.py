@@ -48,6 +48,7 @@ initialised in the process, that connection is used and left running.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import pickle
@@ -204,6 +205,9 @@ class RayEpisodeWorker:
         self._config = config
         self._runner: EpisodeRunner | None = None
         self._stage: Path | None = None
+        # The driver hands a worker one episode beyond its concurrency so that it never starves;
+        # Ray starts every call at once, so the extra one waits here, not in the policy.
+        self._playing: asyncio.Semaphore | None = None
 
     def ready(self) -> tuple[str, Any, None]:
         try:
@@ -232,8 +236,11 @@ class RayEpisodeWorker:
 
     async def run(self, job: EpisodeJob) -> tuple[str, Any, dict[str, bytes] | None]:
         assert self._runner is not None, "ready() must succeed first"
+        if self._playing is None:
+            self._playing = asyncio.Semaphore(self._config["concurrency"])
         try:
-            return await self._runner.arun(EpisodeJob(*job))
+            async with self._playing:
+                return await self._runner.arun(EpisodeJob(*job))
         except Exception as exc:
             return "raise", _portable(exc), None
 

@@ -385,3 +385,57 @@ def test_concurrency_inside_each_worker(ray_cluster, tmp_path):
     for row in good:
         expected = {k: v for k, v in by_key[(row["task_id"], row["episode"])].items() if k != "run_id"}
         assert {k: v for k, v in row.items() if k != "run_id"} == expected
+
+
+COUNTING = '''
+import asyncio
+import importlib.util
+import os
+import pathlib
+
+from silo_gym.llm import ChatPolicy
+
+_spec = importlib.util.spec_from_file_location("_collect_helpers_for_counting", {helpers!r})
+_helpers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_helpers)
+
+LOG = pathlib.Path({log!r})
+ACTIVE = 0
+
+
+class Counting(ChatPolicy):
+    """The scripted chat policy; logs how many episodes this process is playing at each start."""
+
+    async def arun_episode(self, env, **kwargs):
+        global ACTIVE
+        ACTIVE += 1
+        with open(LOG, "a") as fh:
+            fh.write(f"{{os.getpid()}} {{ACTIVE}}\\n")
+        try:
+            return await super().arun_episode(env, **kwargs)
+        finally:
+            ACTIVE -= 1
+
+
+def make_policy():
+    async def complete(messages, tools):
+        await asyncio.sleep(0.005)  # a model turn: the loop may start another episode meanwhile
+        return _helpers.plan_chat(messages, tools)
+
+    return Counting(complete, model="m")
+'''
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_a_worker_plays_at_most_concurrency_episodes_at_once(ray_cluster, tmp_path, concurrency):
+    # Each worker is handed one episode beyond its concurrency so it never starves; that one
+    # must wait, not play (a policy object is shared by the episodes of a worker).
+    log = tmp_path / "active.txt"
+    path = tmp_path / "counting.py"
+    path.write_text(textwrap.dedent(COUNTING).format(helpers=str(HELPERS_PATH), log=str(log)))
+    rows = collect(DEMO, f"{path}:make_policy", episodes_per_task=3, backend="ray", num_workers=2,
+                   concurrency=concurrency)
+    assert len(rows) == 18 and all(r["reward"] == 1.0 for r in rows)
+    starts = [tuple(map(int, line.split())) for line in log.read_text().split("\n") if line]
+    assert len(starts) == 18
+    assert max(active for _pid, active in starts) == concurrency
