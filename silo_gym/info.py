@@ -34,6 +34,13 @@ class ResetInfo(dict):  # type: ignore[type-arg]
         if type(tools) is _Fragment:
             dict.__setitem__(self, "tools", orjson.loads(orjson.dumps(tools)))  # dumps gives the bytes back
 
+    def tools_json(self) -> bytes | None:
+        """The compact JSON of ``"tools"`` while it is still pending, without making the list
+        (``None`` once it was read or when there is none): a policy that only needs the list's
+        identity, such as a cache key for its converted form, reads this instead."""
+        tools = dict.get(self, "tools")
+        return orjson.dumps(tools) if type(tools) is _Fragment else None
+
     def __getitem__(self, key: Any) -> Any:
         value = dict.__getitem__(self, key)
         if type(value) is _Fragment:

@@ -56,6 +56,7 @@ from typing import Any
 
 import orjson
 
+from ..info import ResetInfo
 from .formats import (
     _as_plain,
     _get,
@@ -501,11 +502,14 @@ class ChatPolicy:
         key = _tools_key(tools)
         if key is None:
             return _TOOL_CONVERTERS[self.api](tools)
+        return self._provider_tools_of(key, lambda: tools)
+
+    def _provider_tools_of(self, key: bytes, tools: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
         found = self._tools.get(key)
         if found is None:
             if len(self._tools) >= 64:
                 self._tools.clear()
-            found = self._tools[key] = _TOOL_CONVERTERS[self.api](tools)
+            found = self._tools[key] = _TOOL_CONVERTERS[self.api](tools())
         return found
 
     def run_episode(self, env: Any, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Episode:
@@ -539,8 +543,15 @@ class ChatPolicy:
         api = self.api
         loop = EpisodeLoop(env, api, self.model)
         obs, reset_info = loop.reset(seed, options)
-        tools = self.provider_tools(reset_info.get("tools") or [])
-        messages: list[Any] = self.prompt(obs, reset_info.get("tools") or [])
+        pending = reset_info.tools_json() if isinstance(reset_info, ResetInfo) else None
+        if pending is not None and type(self).prompt is ChatPolicy.prompt:
+            # The default prompt does not read the tools and the converted list is cached by
+            # its JSON: the episode's own copy of the list is made only if someone reads it.
+            tools = self._provider_tools_of(pending, lambda: orjson.loads(pending))
+            messages: list[Any] = self.prompt(obs, [])
+        else:
+            tools = self.provider_tools(reset_info.get("tools") or [])
+            messages = self.prompt(obs, reset_info.get("tools") or [])
         prompt_length = len(messages)
         pending: list[Any] = list(messages)
         while not loop.done:

@@ -240,3 +240,30 @@ def test_responses_history_and_answer(orders):
 def test_bad_api_is_rejected():
     with pytest.raises(ValueError):
         ChatPolicy(lambda m, t: None, api="text")
+
+
+def test_the_tool_list_is_converted_without_copying_the_episodes_own(orders):
+    # The converted list is cached by the tools' JSON; the episode's copy of info["tools"] stays
+    # pending (not made) unless someone reads it, and reading it still gives a fresh list.
+    model = Script(assistant(content="a"), assistant(content="b"))
+    policy = ChatPolicy(model)
+    one = policy.run_episode(orders(), seed=0)
+    two = policy.run_episode(orders(), seed=1)
+    assert model.seen[0][1] is model.seen[1][1]  # converted once
+    assert [t["function"]["name"] for t in model.seen[1][1]] == ["get_order", "ship_order", "explode"]
+    assert one.reset_info.tools_json() is not None  # never made
+    tools = one.reset_info["tools"]
+    assert [t["name"] for t in tools] == ["get_order", "ship_order", "explode"]
+    assert one.reset_info.tools_json() is None and tools is not two.reset_info["tools"]
+
+
+def test_a_prompt_override_receives_the_tool_list(orders):
+    seen = []
+
+    class Listing(ChatPolicy):
+        def prompt(self, observation, tools):
+            seen.append([t["name"] for t in tools])
+            return super().prompt(observation, tools)
+
+    Listing(Script(assistant(content="x"))).run_episode(orders(), seed=0)
+    assert seen == [["get_order", "ship_order", "explode"]]
