@@ -543,11 +543,11 @@ class ChatPolicy:
         api = self.api
         loop = EpisodeLoop(env, api, self.model)
         obs, reset_info = loop.reset(seed, options)
-        pending = reset_info.tools_json() if isinstance(reset_info, ResetInfo) else None
-        if pending is not None and type(self).prompt is ChatPolicy.prompt:
+        tools_json = reset_info.tools_json() if isinstance(reset_info, ResetInfo) else None
+        if tools_json is not None and type(self).prompt is ChatPolicy.prompt:
             # The default prompt does not read the tools and the converted list is cached by
             # its JSON: the episode's own copy of the list is made only if someone reads it.
-            tools = self._provider_tools_of(pending, lambda: orjson.loads(pending))
+            tools = self._provider_tools_of(tools_json, lambda: orjson.loads(tools_json))
             messages: list[Any] = self.prompt(obs, [])
         else:
             tools = self.provider_tools(reset_info.get("tools") or [])
