@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonfmt import dumps_pretty, loads_strict
-from ..loader import open_environment
+from ..loader import open_environment, shipped_environments_dir
 from ..scaffold import (
     TEMPLATES,
     PromptAborted,
@@ -62,6 +62,14 @@ def init_command(args: argparse.Namespace) -> int:
             raise UsageError("Missing <name>.")
         result = init_environment(args.name, template if template is not None else "blank", tools)
     text, payload = describe_init(result)
+    shipped = shipped_environments_dir() / result.name.lower()
+    if shipped.is_dir() and shipped.resolve() != result.directory.resolve():
+        # Project environments come before shipped ones in the search order (silo-format §2.2): say so, since
+        # `silo/<name>` changes meaning here without any other sign.
+        note = (f'The shipped environment "{result.name.lower()}" is now hidden in this project: '
+                f'silo/{result.name.lower()} and its tasks run the new copy here.')
+        payload["warnings"] = [note]
+        text += f"\nwarning: {note}"
     return _emit(args, payload, text)
 
 

@@ -134,6 +134,21 @@ def test_init_checks_the_project_environments_only(project: Path) -> None:
     assert resolve_environment("demo", project).shipped is False
 
 
+def test_init_of_a_shipped_name_warns_that_it_hides_the_shipped_one(project: Path, cli) -> None:
+    code, out, err_text = cli("init", "Project")
+    assert (code, err_text) == (0, "")
+    assert out == ('Created environment "Project" from Blank at .silo/environments/Project\n'
+                   'warning: The shipped environment "project" is now hidden in this project: silo/project and '
+                   'its tasks run the new copy here.\n')
+    assert resolve_environment("project", project).shipped is False
+    code, out, _ = cli("init", "demo", "--json")
+    assert json.loads(out)["warnings"] == [
+        'The shipped environment "demo" is now hidden in this project: silo/demo and its tasks run the new '
+        "copy here."]
+    code, out, _ = cli("init", "shop2", "--json")
+    assert "warnings" not in json.loads(out)
+
+
 def test_init_ignores_staging_directories(project: Path) -> None:
     (project / ".silo/environments/.staging-abcdefgh").mkdir(parents=True)
     init_environment("shop", cwd=project)
