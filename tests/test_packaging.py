@@ -100,3 +100,22 @@ def test_installed_wheel_makes_demo_envs_from_any_directory(wheel: Path, tmp_pat
     assert path.startswith(str(target / "silo_gym" / "environments" / "demo")), path
     # Running an installed environment writes nothing into the installed package.
     assert sorted(p.relative_to(target) for p in target.rglob("*")) == installed
+
+
+def test_an_editable_build_runs_the_build_hook_cleanly(tmp_path: Path) -> None:
+    # `make setup` installs with -e: the hook must not copy into a build directory that an
+    # editable build leaves without silo_gym/ (setuptools then printed a traceback and a warning).
+    source = tmp_path / "silo-gym"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".silo", ".pytest_cache",
+        ".mypy_cache", ".ruff_cache", ".hypothesis", "results", "tests"))
+    out = tmp_path / "out"
+    out.mkdir()
+    build = subprocess.run(
+        [sys.executable, "-c", f"import setuptools.build_meta as b; print(b.build_editable({str(out)!r}))"],
+        cwd=source, capture_output=True, text=True, timeout=600,
+    )
+    assert build.returncode == 0, build.stderr
+    assert "Traceback" not in build.stderr + build.stdout
+    assert "Customization incompatible with editable install" not in build.stderr
+    assert len(list(out.glob("silo_gym-*.whl"))) == 1
