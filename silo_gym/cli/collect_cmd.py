@@ -37,7 +37,7 @@ import sys
 from typing import Any
 
 from ..data import BACKENDS, preference_pairs, write
-from ..data.io import FORMATS
+from ..data.io import FORMATS, check_format_libraries
 from ..data.local_backend import CollectCounters, CollectionInterrupted
 from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
 from ..loader import find_environment
@@ -65,6 +65,10 @@ def collect_command(args: argparse.Namespace) -> int:
     for fmt in formats:
         if fmt not in FORMATS:
             raise UsageError(f'--format must be a comma-separated list of {", ".join(FORMATS)}; got "{fmt}".')
+    try:
+        check_format_libraries(formats)  # before any episode: a model run is not thrown away at the end
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
     episodes: int = args.episodes_per_task
     seed: int = args.seed
     max_pairs: int | None = args.max_pairs_per_task

@@ -29,6 +29,7 @@ them.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -38,7 +39,7 @@ from ..jsonfmt import dumps_compact, dumps_compact_bytes, loads_strict
 from .collect import EPISODE_COLUMNS
 from .pairs import PAIR_COLUMNS
 
-__all__ = ["FORMATS", "read", "write"]
+__all__ = ["FORMATS", "check_format_libraries", "read", "write"]
 
 #: The formats :func:`write` knows.
 FORMATS = ("jsonl", "parquet", "hf")
@@ -47,6 +48,20 @@ _MESSAGE_LISTS = ("prompt", "messages", "chosen", "rejected")
 _JSON_TEXT = ("actions",)
 _FLOATS = ("reward", "chosen_reward", "rejected_reward")
 _OPTIONAL_MESSAGE_KEYS = ("tool_calls", "tool_call_id")
+
+
+def check_format_libraries(formats: Iterable[str]) -> None:
+    """Fail before any work when a format's library is missing (found, not imported: cheap).
+
+    Raises:
+        ImportError: ``pyarrow`` missing for ``parquet``/``hf``, or ``datasets`` for ``hf``;
+            the message names the extra to install.
+    """
+    wanted = {f.strip().lower() for f in formats}
+    if wanted & {"parquet", "hf"} and importlib.util.find_spec("pyarrow") is None:
+        raise ImportError('Parquet and Hugging Face output need pyarrow: pip install "silo-gym[data]"')
+    if "hf" in wanted and importlib.util.find_spec("datasets") is None:
+        raise ImportError('Hugging Face output needs datasets: pip install "silo-gym[data]"')
 
 
 def _need_pyarrow() -> Any:

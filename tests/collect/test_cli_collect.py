@@ -82,3 +82,21 @@ def test_collect_usage_errors(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     assert main(["collect", *argv]) == 1
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("fmt", "missing", "message"), [
+    ("jsonl,parquet", "pyarrow", 'Parquet and Hugging Face output need pyarrow: pip install "silo-gym[data]"'),
+    ("hf", "datasets", 'Hugging Face output needs datasets: pip install "silo-gym[data]"'),
+])
+def test_a_missing_format_library_is_refused_before_any_episode(tmp_path, capsys, monkeypatch, fmt, missing,
+                                                                 message):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == missing else real(name, *a))
+    monkeypatch.chdir(tmp_path)
+    runs = tmp_path / "runs"
+    assert main(["collect", "--env", "demo", "--policy", "random", "--out", "out", "--format", fmt,
+                 "--runs-dir", str(runs)]) == 1
+    assert message in capsys.readouterr().err
+    assert not runs.exists() and not (tmp_path / "out").exists()  # nothing played, nothing written
