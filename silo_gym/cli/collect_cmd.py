@@ -42,7 +42,7 @@ from ..data.local_backend import CollectCounters, CollectionInterrupted
 from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
 from ..loader import find_environment
 from ..rounding import to_fixed
-from .model_policy import add_model_flags, is_model_spec, model_policy_factory
+from .model_policy import add_model_flags, check_model_server, is_model_spec, model_policy_factory
 from .parser import Commands, UsageError, count, non_negative, number_above_zero, whole_number
 from .progress import CollectProgress
 
@@ -107,6 +107,8 @@ def collect_command(args: argparse.Namespace) -> int:
         policy_object = model_policy_factory(policy, base_url=args.base_url, api=args.api,
                                              temperature=args.temperature, max_tokens=args.max_tokens,
                                              client=args.client)
+        if backend == "local":  # Ray workers may sit on other hosts, with other routes
+            check_model_server(policy, args.base_url)
     elif model_flags:
         flag = "--" + model_flags[0].replace("_", "-")
         raise UsageError(f"{flag} applies to --policy openai:<model> or anthropic:<model>.")

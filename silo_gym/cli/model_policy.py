@@ -11,13 +11,19 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import os
+import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 from .parser import UsageError, count
 
-__all__ = ["MODEL_PROVIDERS", "add_model_flags", "is_model_spec", "model_policy_factory"]
+__all__ = ["MODEL_PROVIDERS", "add_model_flags", "check_model_server", "is_model_spec", "model_policy_factory"]
 
 MODEL_PROVIDERS = ("openai", "anthropic")
+#: Where each provider's client goes without --base-url or the environment variable.
+DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 OPENAI_APIS = ("chat", "responses", "text")
 CLIENTS = ("lean", "sdk")
 
@@ -107,3 +113,34 @@ def model_policy_factory(spec: str, *, base_url: str | None, api: str | None, te
         except ImportError:
             raise UsageError(f'--client sdk needs the "{provider}" package: pip install "silo-gym[{provider}]"') from None
     return functools.partial(build_model_policy, spec, base_url, None if api == "messages" else api, params, client)
+
+
+def check_model_server(spec: str, base_url: str | None, timeout_s: float = 5.0) -> None:
+    """Open (and close) one TCP connection to the model server before any episode starts.
+
+    Connection errors are retried as transient during a collection (so a server that restarts
+    does not fail episodes), which makes a wrong address cost a minute per episode before any
+    message; this check says it at once. Skipped behind an HTTP proxy (set in the environment),
+    where only the proxy is reachable directly.
+
+    Raises:
+        UsageError: the URL has no host, or nothing answers at its host and port.
+    """
+    provider, _, _ = spec.partition(":")
+    if any(os.environ.get(name) for name in _PROXY_VARIABLES):
+        return
+    url = base_url or os.environ.get(f"{provider.upper()}_BASE_URL") or DEFAULT_BASE_URLS[provider]
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise UsageError(f'--base-url "{url}" has a port that is not a number.') from None
+    if not parts.hostname or parts.scheme not in ("http", "https"):
+        raise UsageError(f'--base-url must be an http:// or https:// URL with a host; got "{url}".')
+    try:
+        socket.create_connection((parts.hostname, port), timeout=timeout_s).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise UsageError(
+            f"Cannot reach the model server at {url} ({reason}). Start it first (a scripted one for "
+            "testing: silo-gym mock-model --port 8000), or point --base-url at it.") from None

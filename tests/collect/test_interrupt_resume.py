@@ -119,6 +119,31 @@ def test_model_flags_are_checked(tmp_path, capsys):
     assert not os.path.exists(out) or not os.listdir(out)
 
 
+def test_an_unreachable_model_server_is_reported_before_any_episode(tmp_path, capsys, monkeypatch):
+    import socket
+    import time
+
+    from silo_gym.cli import main
+
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    out, runs = tmp_path / "o", tmp_path / "runs"
+    started = time.monotonic()
+    code = main(["collect", "--env", "demo", "--policy", "openai:m", "--base-url", f"http://127.0.0.1:{port}/v1",
+                 "--out", str(out), "--runs-dir", str(runs)])
+    assert code == 1 and time.monotonic() - started < 30  # not a minute of retries per episode
+    err = capsys.readouterr().err
+    assert f"Cannot reach the model server at http://127.0.0.1:{port}/v1 (Connection refused)." in err
+    assert "silo-gym mock-model" in err
+    assert not out.exists() and not runs.exists()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "ftp://example")
+    assert main(["collect", "--env", "demo", "--policy", "anthropic:m", "--out", str(out)]) == 1
+    assert '--base-url must be an http:// or https:// URL with a host; got "ftp://example".' in capsys.readouterr().err
+
+
 def test_anthropic_policy_from_the_shell_with_the_sdk(server, tmp_path, capsys):
     pytest.importorskip("anthropic")
     from silo_gym.cli import main
