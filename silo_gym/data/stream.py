@@ -67,6 +67,27 @@ def _order_key(ids: list[str], env_kwargs: dict[str, Any] | None) -> Callable[[d
     return lambda row: (*places.get((row["environment"], row["task_id"]), (len(ids), 0)), row["episode"])
 
 
+def _lock(out: Path) -> int | None:
+    """An exclusive lock on the directory ``out`` for this process (released when the returned
+    descriptor closes; no lock file is left behind). ``None`` where ``fcntl`` does not exist.
+
+    Raises:
+        ResumeError: another process holds it: a collection is writing there now.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: two collections into one directory are not detected
+        return None
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ResumeError(f"Another collection is writing to {out} now; wait for it to end, or write to "
+                          "another directory.") from None
+    return fd
+
+
 def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str], policy: Any, *,
                   episodes_per_task: int, seed: int = 0, resume: bool = False, policy_spec: str | None = None,
                   env_kwargs: dict[str, Any] | None = None, **collect_kwargs: Any) -> list[dict[str, Any]]:
@@ -83,7 +104,8 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
 
     Raises:
         ResumeError: ``out_dir`` holds an unfinished collection and ``resume`` is false; or
-            ``resume`` is true and ``out_dir`` holds no collection, or another one. Resuming a
+            ``resume`` is true and ``out_dir`` holds no collection, or another one; or another
+            process is collecting into ``out_dir`` now (a lock on the directory). Resuming a
             complete collection plays nothing and returns its rows.
         KeyboardInterrupt: the collection was interrupted; the rows finished are in the file.
     """
@@ -93,47 +115,55 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
     record_path = out / MANIFEST
     label = policy_spec or (policy if isinstance(policy, str) else str(getattr(policy, "name", type(policy).__name__)))
     wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs)
-    record = loads_strict(record_path.read_text("utf-8")) if record_path.is_file() else None
-    unfinished = record is not None and not record.get("complete")
-    done: list[dict[str, Any]] = []
-    if resume:
-        if record is None:
-            raise ResumeError(f"Nothing to resume in {out}: it has no {MANIFEST} of an interrupted collection.")
-        differing = [k for k in wanted if record.get(k) != wanted[k]]
-        if differing:
-            theirs = ", ".join(f"{k}={record.get(k)!r}" for k in differing)
-            ours = ", ".join(f"{k}={wanted[k]!r}" for k in differing)
-            raise ResumeError(f"{out} holds another collection ({theirs}); this one has {ours}. "
-                              "Resume with the same arguments, or write to another directory.")
-        done = read_stream(stream)
-        if record.get("complete"):  # nothing left to play: its rows, e.g. to write other formats
-            return done
-        for row in done:
-            if tuple(row) != EPISODE_COLUMNS:
-                raise ResumeError(f"{stream} holds rows that are not episode rows; write to another directory.")
-    elif unfinished and stream.exists() and stream.stat().st_size:
-        raise ResumeError(f"{out} holds an unfinished collection ({len(read_stream(stream))} rows in {STREAM_FILE}); "
-                          "pass --resume to finish it, or choose another directory.")
-    skip = {(r["environment"], r["task_id"], r["episode"]) for r in done}
-    # The arguments are checked here, before anything is written.
-    source = iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed, env_kwargs=env_kwargs,
-                          skip=skip, **collect_kwargs)
-    rows = list(done)
+    # Taken before the record is read: a collection still running is not an unfinished one.
+    lock = _lock(out) if out.is_dir() else None
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": False}))
-        fd = os.open(stream, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if resume else os.O_TRUNC), 0o644)
+        record = loads_strict(record_path.read_text("utf-8")) if record_path.is_file() else None
+        unfinished = record is not None and not record.get("complete")
+        done: list[dict[str, Any]] = []
+        if resume:
+            if record is None:
+                raise ResumeError(f"Nothing to resume in {out}: it has no {MANIFEST} of an interrupted collection.")
+            differing = [k for k in wanted if record.get(k) != wanted[k]]
+            if differing:
+                theirs = ", ".join(f"{k}={record.get(k)!r}" for k in differing)
+                ours = ", ".join(f"{k}={wanted[k]!r}" for k in differing)
+                raise ResumeError(f"{out} holds another collection ({theirs}); this one has {ours}. "
+                                  "Resume with the same arguments, or write to another directory.")
+            done = read_stream(stream)
+            if record.get("complete"):  # nothing left to play: its rows, e.g. to write other formats
+                return done
+            for row in done:
+                if tuple(row) != EPISODE_COLUMNS:
+                    raise ResumeError(f"{stream} holds rows that are not episode rows; write to another directory.")
+        elif unfinished and stream.exists() and stream.stat().st_size:
+            raise ResumeError(f"{out} holds an unfinished collection ({len(read_stream(stream))} rows in {STREAM_FILE}); "
+                              "pass --resume to finish it, or choose another directory.")
+        skip = {(r["environment"], r["task_id"], r["episode"]) for r in done}
+        # The arguments are checked here, before anything is written.
+        source = iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed, env_kwargs=env_kwargs,
+                              skip=skip, **collect_kwargs)
+        rows = list(done)
         try:
-            for row in source:
-                os.write(fd, dumps_compact_bytes(row) + b"\n")
-                rows.append(row)
+            out.mkdir(parents=True, exist_ok=True)
+            if lock is None:
+                lock = _lock(out)
+            write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": False}))
+            fd = os.open(stream, os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if resume else os.O_TRUNC), 0o644)
+            try:
+                for row in source:
+                    os.write(fd, dumps_compact_bytes(row) + b"\n")
+                    rows.append(row)
+            finally:
+                os.close(fd)
         finally:
-            os.close(fd)
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+        rows.sort(key=_order_key(ids, env_kwargs))
+        write(rows, out, ("jsonl",), name=STREAM_FILE[: -len(".jsonl")])
+        write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": True}))
+        return rows
     finally:
-        close = getattr(source, "close", None)
-        if close is not None:
-            close()
-    rows.sort(key=_order_key(ids, env_kwargs))
-    write(rows, out, ("jsonl",), name=STREAM_FILE[: -len(".jsonl")])
-    write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": True}))
-    return rows
+        if lock is not None:
+            os.close(lock)  # releases the lock

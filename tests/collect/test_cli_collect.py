@@ -100,3 +100,43 @@ def test_a_missing_format_library_is_refused_before_any_episode(tmp_path, capsys
                  "--runs-dir", str(runs)]) == 1
     assert message in capsys.readouterr().err
     assert not runs.exists() and not (tmp_path / "out").exists()  # nothing played, nothing written
+
+
+def test_two_collections_never_write_into_one_directory_at_once(tmp_path, capsys, monkeypatch):
+    import fcntl
+    import threading
+
+    from silo_gym.data.stream import ResumeError, collect_jsonl
+
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    started, release = threading.Event(), threading.Event()
+
+    def slow(observation, info):  # the first collection's policy: waits inside its first episode
+        started.set()
+        release.wait(30)
+        return {"answer": ""}
+
+    first: dict = {}
+    worker = threading.Thread(target=lambda: first.update(rows=collect_jsonl(
+        out, ["silo/demo-TASK-001"], slow, episodes_per_task=1, runs_dir=runs / "a")))
+    worker.start()
+    try:
+        assert started.wait(30)
+        with pytest.raises(ResumeError, match=r"Another collection is writing to .*out now"):
+            collect_jsonl(out, ["silo/demo-TASK-001"], "random", episodes_per_task=1, runs_dir=runs / "b")
+        with pytest.raises(ResumeError, match="Another collection is writing"):  # --resume is no way round it
+            collect_jsonl(out, ["silo/demo-TASK-001"], "random", episodes_per_task=1, resume=True)
+        monkeypatch.chdir(tmp_path)
+        assert main(["collect", "--env", "demo", "--tasks", "TASK-001", "--policy", "random", "--out", "out"]) == 1
+        assert "Another collection is writing to out now" in capsys.readouterr().err
+    finally:
+        release.set()
+        worker.join(30)
+    assert [r["reward"] for r in first["rows"]] == [0.0]  # the first one finished undisturbed
+    assert not (runs / "b").exists()  # the refused ones played nothing
+    assert sorted(p.name for p in out.iterdir()) == [".collect.json", "episodes.jsonl"]  # no lock file
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the lock was released
+    finally:
+        os.close(fd)
