@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,10 @@ __all__ = [
 ]
 
 RunFn = Callable[[Any, dict[str, Any]], Any]
+
+#: A tool's unexpected exception (anything but ``ToolError``) is logged here at DEBUG with its
+#: traceback; ``silo-gym run --verbose`` prints these records.
+_logger = logging.getLogger("silo_gym.tools")
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,7 +142,9 @@ class Tool:
 
     ``execute(input)`` validates the input, runs the tool, clones its output and returns a tool
     result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
-    raises an ``Exception`` (``KeyboardInterrupt`` and ``SystemExit`` propagate).
+    raises an ``Exception`` (``KeyboardInterrupt`` and ``SystemExit`` propagate). An exception
+    other than ``ToolError`` is also logged, with its traceback, at DEBUG on the
+    ``silo_gym.tools`` logger (the payload holds only its message, §3.4).
     """
 
     __slots__ = ("name", "description", "input_schema", "source", "state", "_problems", "_run")
@@ -173,6 +180,9 @@ class Tool:
         try:
             return {"output": _clone(self._run(self.state, args), floats)}, bool(floats)
         except Exception as exc:  # §3.4: every failure of run becomes an error result
+            if not isinstance(exc, ToolError) and _logger.isEnabledFor(logging.DEBUG):
+                # The agent sees only str(exc) (§3.4); an author debugging the tool wants the rest.
+                _logger.debug('Tool "%s" raised (the agent gets invalid_state)', self.name, exc_info=exc)
             return {"output": error_payload(exc), "isError": True}, True
 
     def __repr__(self) -> str:

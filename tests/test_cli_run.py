@@ -418,3 +418,37 @@ def test_run_plays_a_variant(project, capsys):
     code, out, err = run_cli(capsys, "run", "--env", "variety", "--task", "TASK-001", "--agent", "price.py",
                              "--variant", "3")
     assert code == 1 and "error: variant_preconditions_unmet: Variant 3" in err
+
+
+def test_verbose_prints_the_traceback_of_a_tool_and_of_a_verifier_that_raised(project, capsys, make_env_dir):
+    # A tool's unexpected exception reaches the agent as invalid_state with its message only
+    # (silo-format §3.4); a verifier's is chained under verifier_failed (§4.4). --verbose shows both.
+    (project / "explode.py").write_text(
+        "def agent(task, tools, call_tool, signal):\n"
+        "    out = call_tool('explode', {})\n"
+        "    return {'output': out['output']['code']}\n")
+    code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "explode.py",
+                             "--verbose")
+    assert 'Tool "explode" raised (the agent gets invalid_state)\nTraceback' in err
+    assert "in _explode" in err and "RuntimeError: the warehouse is on fire" in err
+    code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "explode.py")
+    assert "Traceback" not in err  # quiet without --verbose
+
+    make_env_dir(project / ".silo" / "environments", "shelves", verifiers="""
+        from silo_gym import define_verifier
+
+
+        def _check(final, initial, context):
+            return final["shelf"]
+
+
+        verifiers = [define_verifier(id="VER-001", task_id="TASK-001", name="Reads a shelf", check=_check)]
+        """)
+    (project / "idle.py").write_text("def agent(task, tools, call_tool, signal):\n    return {'output': ''}\n")
+    code, out, err = run_cli(capsys, "run", "--env", "shelves", "--task", "TASK-001", "--agent", "idle.py",
+                             "--verbose")
+    assert code == 1
+    assert err.startswith("error: verifier_failed: Verifier \"VER-001\" failed: 'shelf'\nTraceback")
+    assert "in _check" in err and "KeyError: 'shelf'" in err
+    code, out, err = run_cli(capsys, "run", "--env", "shelves", "--task", "TASK-001", "--agent", "idle.py")
+    assert err == "error: verifier_failed: Verifier \"VER-001\" failed: 'shelf'\n"

@@ -19,6 +19,7 @@ import importlib
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator
 from typing import Any
 
@@ -151,11 +152,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(overview(root))
         return 0
     parser = root
-    plain = False
+    plain = verbose = False
     try:
         parser, rest = _resolve(root, tokens)
         args = parser.parse_tokens(rest)
         plain = bool(getattr(args, "plain_errors", False))
+        verbose = bool(getattr(args, "verbose", False))
         with _termination_as_interrupt():
             code: int = args.handler(args)
         return code
@@ -174,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except SiloError as exc:
         sys.stderr.write(f"error: {exc.message}\n" if plain else f"error: {exc.code}: {exc.message}\n")
+        if verbose and exc.__cause__ is not None:  # e.g. the exception a verifier raised (§4.4)
+            sys.stderr.write("".join(traceback.format_exception(exc.__cause__)))
         return 1
     except FlagError as exc:
         sys.stderr.write(f"error: {exc}\n{parser.format_usage()}"

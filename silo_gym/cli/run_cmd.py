@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -159,11 +162,12 @@ def run_command(args: argparse.Namespace) -> int:
 
         progress = tqdm(total=runs, desc=f"{env_name}/{task_id}", file=sys.stderr, unit="run")
     results: list[RunResult] = []
-    for _ in range(runs):
-        results.append(run_task(env_name, task_id, agent, max_tool_calls=max_calls, timeout_ms=timeout_ms,
-                                variant=args.variant))
-        if progress is not None:
-            progress.update(1)
+    with _tool_tracebacks(args.verbose):
+        for _ in range(runs):
+            results.append(run_task(env_name, task_id, agent, max_tool_calls=max_calls, timeout_ms=timeout_ms,
+                                    variant=args.variant))
+            if progress is not None:
+                progress.update(1)
     if progress is not None:
         progress.close()
     group_id = new_run_id("grp")
@@ -180,6 +184,26 @@ def run_command(args: argparse.Namespace) -> int:
             if tb:
                 sys.stderr.write(f"Agent traceback ({r.run.get('runId')}):\n{tb}")
     return 0 if all(r.passed for r in results) else 1
+
+
+@contextlib.contextmanager
+def _tool_tracebacks(verbose: bool) -> Iterator[None]:
+    """With ``--verbose``, print the traceback of every tool that raised something other than a
+    ``ToolError`` (the agent saw only its message as ``invalid_state``) to stderr."""
+    if not verbose:
+        yield
+        return
+    logger = logging.getLogger("silo_gym.tools")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def list_command(args: argparse.Namespace) -> int:
@@ -242,6 +266,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--variant", metavar="K", type=non_negative, default=None,
                    help="play variant K of the task's world (docs/variants.md); default: the canonical world")
     p.add_argument("--verbose", action="store_true",
-                   help="print the agent's traceback (kept in the trace's run_end) when it raised")
+                   help="print the traceback of an agent (kept in the trace's run_end), a tool or a "
+                        "verifier that raised")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(handler=run_command)
