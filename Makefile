@@ -1,7 +1,7 @@
 # silo_gym: `make demo` runs the reference solver on the demo tasks; `make test` runs the suite.
 #
 # What each target installs into .venv (created on first use):
-#   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema, numpy, orjson, tqdm)
+#   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema-rs, jsonschema, numpy, orjson, tqdm)
 #   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
 #                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl); torch first,
 #                 pinned to the CPU build (torch==2.13.0: other versions pull a multi-GB CUDA build)
