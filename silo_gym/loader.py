@@ -100,6 +100,8 @@ def list_locations(cwd: str | os.PathLike[str] | None = None) -> list[Environmen
             children = sorted(os.listdir(root))
         except OSError:
             continue
+        if not shipped and "silo.environment.json" in children:
+            continue  # one environment listed as a directory of them: its folders are not environments
         for child in children:
             if child.startswith(".") or not is_safe_name(child):
                 continue

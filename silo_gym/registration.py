@@ -123,12 +123,20 @@ def register_all(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """
     versioned = _versioned_names()
     added: list[str] = []
-    for root, _ in environment_roots(cwd):
+    for root, shipped in environment_roots(cwd):
         # A directory whose name is not safe is never an environment; say so (hidden ones and
         # Python's own directories such as __pycache__ stay quiet).
         try:
             children = sorted(os.listdir(root))
         except OSError:
+            continue
+        if not shipped and "silo.environment.json" in children:
+            # The usual slip: SILO_GYM_PATH (or .silo/environments) naming one environment
+            # instead of the directory that holds it; its data/, tasks/... would be read as
+            # environments and nothing would be registered, silently.
+            warnings.warn(f"{root} is an environment directory, but it is listed where directories OF "
+                          f"environments go (SILO_GYM_PATH, .silo/environments); list its parent, "
+                          f"{root.parent}, instead.", SiloRegistrationWarning, stacklevel=2)
             continue
         for child in children:
             if child.startswith((".", "__")) or is_safe_name(child) or not (root / child).is_dir():

@@ -315,3 +315,18 @@ def test_register_environment_refuses_a_clash_and_changes_nothing(tmp_path, make
             del registry[key]
         for name in ("rtclash", "rtclash-x", "rtother"):
             registration._registered.pop(name, None)
+
+
+def test_an_environment_listed_as_a_directory_of_environments_gets_a_hint(tmp_path, make_env_dir):
+    root = tmp_path / "envs"
+    env_dir = make_env_dir(root, "shop", manifest={"name": "shop"}, files={"tools/helpers.py": "x = 1\n"})
+    out = _run(IMPORT_AND_REPORT, SILO_GYM_PATH=str(env_dir))
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert not [i for i in report["ids"] if i.startswith(("silo/shop", "silo/tools", "silo/tasks"))]
+    messages = [m for cat, m in report["warnings"] if cat == "SiloRegistrationWarning"]
+    assert messages == [f"{env_dir} is an environment directory, but it is listed where directories OF environments "
+                        f"go (SILO_GYM_PATH, .silo/environments); list its parent, {root}, instead."]
+    out = _run(IMPORT_AND_REPORT, SILO_GYM_PATH=str(root))  # the parent: registered, no warning
+    report = json.loads(out.stdout)
+    assert "silo/shop-TASK-001" in report["ids"] and report["warnings"] == []
