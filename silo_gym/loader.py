@@ -14,6 +14,7 @@ import inspect
 import itertools
 import json
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass
@@ -333,6 +334,7 @@ def available_text(ids: list[str], limit: int = 20) -> str:
 _cache: dict[str, ModuleType] = {}
 _cache_lock = threading.Lock()
 _load_counter = itertools.count(1)
+_PRIVATE_PACKAGE = re.compile(r"\b_silo_env_\w*_\d+\.?")
 
 
 def resolve_entrypoint(env_name: str, env_dir: Path, entrypoint: str) -> Path:
@@ -448,9 +450,13 @@ def load_module(env_name: str, env_dir: Path, entry: Path, *, fresh: bool) -> Mo
     try:
         module = _import_package(env_dir, entry, fresh)
     except Exception as exc:
+        # Module names inside the environment are shown as the author wrote them, without the
+        # private package name each load gets (`_silo_env_<name>_<n>.`).
+        text = _PRIVATE_PACKAGE.sub(lambda m: "" if m.group().endswith(".") else "the environment's package",
+                                    f"{type(exc).__name__}: {exc}")
         raise SiloError(
             "runtime_contract_invalid",
-            f'Environment "{env_name}" could not be imported: {type(exc).__name__}: {exc}',
+            f'Environment "{env_name}" could not be imported: {text}',
             {"environment": env_name, "entrypoint": str(entry)},
         ) from exc
     with _cache_lock:

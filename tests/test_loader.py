@@ -488,8 +488,13 @@ def test_syntax_error_and_missing_module(tmp_path, make_env_dir):
     env_dir = make_env_dir(tmp_path, "a", init="from .nothing_here import x\n")
     with pytest.raises(SiloError) as info:
         open_environment_at("a", env_dir)
-    assert info.value.message.startswith('Environment "a" could not be imported: ModuleNotFoundError: ')
+    # the module as the author wrote it, not under the load's private package name
+    assert info.value.message == "Environment \"a\" could not be imported: ModuleNotFoundError: No module named 'nothing_here'"
     assert isinstance(info.value.__cause__, ModuleNotFoundError)
+    env_dir = make_env_dir(tmp_path, "a2", init="from . import nothing_here\n")
+    with pytest.raises(SiloError) as info:
+        open_environment_at("a2", env_dir)
+    assert "_silo_env" not in info.value.message and "the environment's package" in info.value.message
     env_dir = make_env_dir(tmp_path, "b", init="def (:\n")
     with pytest.raises(SiloError) as info:
         open_environment_at("b", env_dir)
