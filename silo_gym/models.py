@@ -123,19 +123,24 @@ class SiloFile(BaseModel):
 
 class Manifest(SiloFile):
     """``silo.environment.json`` after its defaults (silo-format §2.3). Every key is optional in
-    the file; a missing file, or a value that is not an object, takes every default."""
+    the file; a missing file, or a value that is not an object, takes every default, and a key of
+    the wrong type takes its default (so a manifest never fails to load for its values)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
     FILE: ClassVar[str] = "silo.environment.json"
 
-    name: str = Field(min_length=1, description="The environment's name; the directory name when missing or blank.")
+    name: str = Field(min_length=1, description=(
+        "Recorded only (trimmed; the directory name when missing or blank): an environment is found, "
+        "registered and named by its directory name (silo-format §2.2)."))
     template: str | None = Field(None, description="The template it was scaffolded from (recorded only).")
     templateVersion: str | None = Field(None, description="The Silo format version of the template.")
     entrypoint: str = Field(DEFAULT_ENTRYPOINT, min_length=1,
                             description="The module exporting create_state, bind_tools and verifiers, "
                                         "relative to the environment directory.")
     tools: Annotated[tuple[str, ...], Field(strict=False)] = Field(
-        (), description="Tool packs chosen at init (recorded only).")
+        (), description="Tool packs chosen at init, recorded only: nothing reads them. A value that is "
+                        "not a list is replaced by [] and items that are not strings are dropped "
+                        "(silo-format §2.3).")
 
     @model_validator(mode="before")
     @classmethod
