@@ -24,9 +24,12 @@ for the run). ``--max-retries`` (default 2) applies to both backends.
 model policies; ``--episode-timeout S`` turns an episode that takes longer than S seconds into a
 failed row. Rows stream into ``--out``'s ``episodes.jsonl`` as episodes finish; after Ctrl-C or
 SIGTERM (exit 130 / 143) the file holds every finished row and ``--resume`` plays the rest
-(:mod:`silo_gym.data.stream`). ``--policy openai:<model>`` / ``anthropic:<model>`` asks a served
-model (:mod:`silo_gym.cli.model_policy`); ``--client sdk`` sends its requests through the official
-SDK instead of the lean HTTP path.
+(:mod:`silo_gym.data.stream`). ``--resume`` keeps only rows of the collection asked for: a row
+that is not an episode row, is outside the plan or is repeated, or a damaged ``.collect.json``,
+is refused (exit 1) with the file, the line and what to do, and nothing is changed; only a last
+line cut short by a crash is dropped (its episode is played again). ``--policy openai:<model>`` /
+``anthropic:<model>`` asks a served model (:mod:`silo_gym.cli.model_policy`); ``--client sdk``
+sends its requests through the official SDK instead of the lean HTTP path.
 """
 
 from __future__ import annotations
