@@ -20,6 +20,7 @@ from gymnasium.error import ResetNeeded
 
 from .episode import Episode, EpisodeEnd, Listener, parse_action
 from .errors import SiloError
+from .formats import VARIANT_LIMIT
 from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, accepts_variant, open_environment, open_environment_at
@@ -47,6 +48,20 @@ TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error")
 VARIANT_SPACE = 2**31
 #: How many consecutive variant numbers a drawing reset tries before it gives up.
 MAX_VARIANT_TRIES = 100
+
+
+def _variant_text(value: Any) -> str:
+    """A refused variant for a message: its ``repr``, or how many digits an int has when that is
+    long (``repr`` raises beyond 4300 digits)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        magnitude = abs(int(value))
+        digits = max(1, int(magnitude.bit_length() * 0.30102999566398120))  # never above the count
+        while 10**digits <= magnitude:
+            digits += 1
+        if digits > 40:
+            return f"an int of {digits} digits"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
 
 
 def shorten_text(text: str, limit: int) -> str:
@@ -437,10 +452,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         value = options["variant"]
         if value is None:
             return True, None
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < VARIANT_LIMIT:
             raise TypeError(
-                f'options["variant"] must be a variant number (an int >= 0) or None for the canonical '
-                f"world, got {value!r}."
+                'options["variant"] must be a variant number, an int with 0 <= k < 2**63, or None for the '
+                f"canonical world (docs/variants.md); got {_variant_text(value)}."
             )
         self._require_variant_capable()
         return True, int(value)

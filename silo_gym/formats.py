@@ -1,6 +1,6 @@
 """The rules of Silo's JSON files that need no pydantic: reading a file (``invalid_json`` with the
 place of the problem), the task-file rules (silo-format §2.5), the task's JSON form (§2.6) and the
-manifest's defaults (§2.3).
+manifest's defaults (§2.3), and the range of variant numbers (docs/variants.md).
 
 Registration uses these directly, so ``import silo_gym`` never imports pydantic; the models of
 :mod:`silo_gym.models` run the same rules when they validate a loaded file.
@@ -19,6 +19,7 @@ from .names import is_safe_name
 __all__ = [
     "DEFAULT_ENTRYPOINT",
     "REQUIRED_TASK_FIELDS",
+    "VARIANT_LIMIT",
     "check_task",
     "display_path",
     "invalid_json",
@@ -30,6 +31,9 @@ __all__ = [
 DEFAULT_ENTRYPOINT = "./__init__.py"
 #: The task-file fields that must be non-empty strings, in the order they are checked (§2.5 step 3).
 REQUIRED_TASK_FIELDS = ("id", "title", "instruction", "verifierId")
+#: Variant numbers are ints with ``0 <= k < VARIANT_LIMIT`` (docs/variants.md, our rule): a
+#: variant fits the int64 of data rows and vector infos, and every JSON reader reads it back.
+VARIANT_LIMIT = 2**63
 
 
 def display_path(path: str | os.PathLike[str], project_root: str | os.PathLike[str] | None = None) -> str:

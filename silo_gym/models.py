@@ -1,5 +1,5 @@
 """pydantic models of Silo's file formats: the manifest, the task, ``result.json``, ``run.json``,
-``state-diff.json`` and the validation report.
+``state-diff.json``, the events of ``trace.jsonl`` and the validation report.
 
 Each model validates what is loaded, with strict types (a ``"1"`` is not an integer, a ``1`` is not
 a boolean):
@@ -10,7 +10,9 @@ a boolean):
   without pydantic (:mod:`silo_gym.formats`);
 - the run artifacts and the report are read with :meth:`SiloFile.read` (or checked in memory with
   :meth:`SiloFile.from_json_value`), which raise ``invalid_json`` for a file that does not parse
-  and ``file_invalid`` (naming the file and the field) for one that does not match its format.
+  and ``file_invalid`` (naming the file and the field) for one that does not match its format;
+  :meth:`SiloFile.first_problem` gives the first problem without raising (the run reader,
+  :mod:`silo_gym.rundir`, names the file and trace line itself).
 
 ``to_json()`` gives the file's JSON value with its keys in the spec's order; files and
 observations are always written from it by the canonical writer (:mod:`silo_gym.jsonfmt`), never
@@ -30,29 +32,40 @@ from typing_extensions import TypedDict
 from .errors import SiloError
 from .formats import (
     DEFAULT_ENTRYPOINT,
+    VARIANT_LIMIT,
     check_task,
     display_path,
     manifest_json_form,
     read_json_file,
     task_json_form,
 )
+from .jsonfmt import dumps_compact
 
 __all__ = [
     "DEFAULT_ENTRYPOINT",
     "SCHEMA_FORMATS",
+    "TRACE_EVENTS",
+    "AgentOutputEvent",
     "Check",
     "CollectionChange",
     "Counts",
     "Finding",
     "Manifest",
+    "ModelStepEvent",
     "RunConfig",
+    "RunEndEvent",
     "RunFile",
     "RunResultFile",
+    "RunStartEvent",
     "ScalarChange",
     "SiloFile",
     "StateDiff",
     "Task",
+    "ToolCallEvent",
+    "ToolResultEvent",
+    "TraceEvent",
     "ValidationReport",
+    "VerifierResultEvent",
     "json_schema",
 ]
 
@@ -74,6 +87,28 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+_SHOWN = 80  # characters of a received value shown in a problem
+
+
+def _received(value: Any) -> str:
+    try:
+        text = dumps_compact(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def _problem(exc: ValidationError, show_value: bool) -> tuple[str, str]:
+    """The first problem pydantic found: ``(field path, message)``; with ``show_value`` the
+    message ends with the value received, ``(got "x")`` (not for a missing field)."""
+    first = exc.errors(include_url=False)[0]
+    where = _field_path(tuple(first["loc"])) or "(the whole file)"
+    message = first["msg"]
+    if show_value and first["type"] != "missing":
+        message += f" (got {_received(first['input'])})"
+    return where, message
+
+
 class SiloFile(BaseModel):
     """Base of the file-format models: strict types, :meth:`read`, :meth:`to_json`."""
 
@@ -93,13 +128,23 @@ class SiloFile(BaseModel):
         try:
             return cls.model_validate(value)
         except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = _field_path(tuple(first["loc"])) or "(the whole file)"
+            where, message = _problem(exc, show_value=False)
             raise SiloError(
                 "file_invalid",
-                f"{source} is not a valid {cls.FILE}: {where}: {first['msg']}.",
+                f"{source} is not a valid {cls.FILE}: {where}: {message}.",
                 {"path": source, "format": cls.FILE, "field": where},
             ) from exc
+
+    @classmethod
+    def first_problem(cls, value: Any) -> tuple[str, str] | None:
+        """``None`` when a parsed JSON value matches the format, else its first problem as
+        ``(field, message)``: ``("checks[0].passed", 'Input should be a valid boolean (got "yes")')``;
+        the field is ``(the whole file)`` when the value is not even an object. Never raises."""
+        try:
+            cls.model_validate(value)
+        except ValidationError as exc:
+            return _problem(exc, show_value=True)
+        return None
 
     @classmethod
     def read(cls: type[M], path: str | os.PathLike[str], project_root: str | os.PathLike[str] | None = None) -> M:
@@ -266,7 +311,8 @@ class RunConfig(SiloFile):
     maxToolCalls: _Count
     timeoutMs: _Count
     agentPath: str | None = Field(description="The agent spec string, or null.")
-    variant: int | None = Field(None, description="The environment variant played, or null.")
+    variant: int | None = Field(None, ge=0, lt=VARIANT_LIMIT,
+                                description="The environment variant played (0 <= k < 2**63), or null.")
     siloGymVersion: str | None = Field(None, description="silo_gym.__version__ of the recording.")
     environmentHash: str | None = Field(None, pattern=r"^sha256:[0-9a-f]{64}$",
                                         description="sha256 over the environment's data, tasks and tools.")
@@ -288,7 +334,7 @@ class RunFile(SiloFile):
     taskId: str
     task: Task
     verifierId: str
-    verifierName: str
+    verifierName: str | None = Field(description="The verifier's name; null for a verifier object without one.")
     config: RunConfig
     startedAt: str = Field(pattern=_TIMESTAMP, description="UTC, ISO-8601 with milliseconds and Z.")
     finishedAt: str = Field(pattern=_TIMESTAMP)
@@ -341,6 +387,107 @@ class StateDiff(SiloFile):
     def to_json(self) -> dict[str, Any]:
         return {"scalars": [s.to_json() for s in self.scalars],
                 "collections": {k: v.to_json() for k, v in self.collections.items()}}
+
+
+# --- trace.jsonl events (silo-format §6.5) ---------------------------------------------------------
+
+
+class TraceEvent(SiloFile):
+    """The keys every trace event starts with. Each event type's model adds its own keys, in the
+    order of silo-format §6.5; values an agent or a model chose (a call's ``tool`` and ``input``
+    as received, a tool's ``output``, a model turn's messages) may be any JSON value."""
+
+    FILE: ClassVar[str] = "trace event"
+
+    seq: int = Field(ge=1, description="1 for the first event, rising by 1.")
+    type: str
+    at: str = Field(pattern=_TIMESTAMP, description="UTC, ISO-8601 with milliseconds and Z.")
+
+
+class RunStartEvent(TraceEvent):
+    FILE: ClassVar[str] = "run_start event"
+
+    type: Literal["run_start"]
+    runId: str
+    environment: str
+    task: Task
+    config: RunConfig
+    tools: list[str]
+
+
+class ToolCallEvent(TraceEvent):
+    FILE: ClassVar[str] = "tool_call event"
+
+    type: Literal["tool_call"]
+    callId: int = Field(ge=1, description="The call's position among the executed calls, from 1.")
+    tool: Any = Field(description="The tool name as received (any value for an invalid action).")
+    input: Any
+
+
+class ToolResultEvent(TraceEvent):
+    FILE: ClassVar[str] = "tool_result event"
+
+    type: Literal["tool_result"]
+    callId: int = Field(ge=1)
+    tool: Any
+    output: Any
+    isError: bool
+    durationMs: _Count
+
+
+class ModelStepEvent(TraceEvent):
+    """A model turn (our rule); what the policy reported is recorded as it was given."""
+
+    FILE: ClassVar[str] = "model_step event"
+
+    type: Literal["model_step"]
+    messages: Any
+    reply: Any
+    usage: Any
+    latencyMs: Any
+    api: Literal["chat", "responses", "anthropic", "text"]
+    model: Any
+
+
+class AgentOutputEvent(TraceEvent):
+    FILE: ClassVar[str] = "agent_output event"
+
+    type: Literal["agent_output"]
+    output: str = Field(description="The text form of the answer (silo-format §5.4).")
+
+
+class RunEndEvent(TraceEvent):
+    FILE: ClassVar[str] = "run_end event"
+
+    type: Literal["run_end"]
+    terminationReason: TerminationReason
+    error: str | None
+    toolCalls: _Count
+    toolErrors: _Count
+    durationMs: _Count
+    traceback: str | None = Field(None, description="The agent's traceback when it raised (our rule).")
+
+
+class VerifierResultEvent(TraceEvent):
+    FILE: ClassVar[str] = "verifier_result event"
+
+    type: Literal["verifier_result"]
+    verifierId: str
+    passed: bool
+    reward: float = Field(ge=0, le=1)
+    checks: list[Check]
+
+
+#: The model of each trace event type, in the order events come in a trace (silo-format §6.5).
+TRACE_EVENTS: dict[str, type[TraceEvent]] = {
+    "run_start": RunStartEvent,
+    "tool_call": ToolCallEvent,
+    "tool_result": ToolResultEvent,
+    "model_step": ModelStepEvent,
+    "agent_output": AgentOutputEvent,
+    "run_end": RunEndEvent,
+    "verifier_result": VerifierResultEvent,
+}
 
 
 # --- validation ------------------------------------------------------------------------------------

@@ -16,8 +16,11 @@ passed to the env's ``finish``, which fixes the termination reason, grades and d
 the recording episode did. Wall-clock limits are not re-enacted: they only decided which calls
 were refused, and refused calls are not in the trace (silo-format §5.2).
 
-Before replaying, the environment is checked against ``config.environmentHash`` of the run; a
-mismatch (its data, tasks or tool schemas changed) refuses the replay unless ``force``.
+Before replaying, the run directory is read and checked (:func:`silo_gym.rundir.read_run`: every
+file against its format, ``run.json`` against the trace), and the environment against
+``config.environmentHash`` of the run; a mismatch (its data, tasks or tool schemas changed)
+refuses the replay unless ``force``. ``regrade`` writes only into a directory that holds no
+recorded files, and never through a link inside the run.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from typing import Any
 from .env import SiloEnv
 from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action
 from .errors import SiloError, VerifierError
-from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes
-from .rundir import RecordedCall, RunRecord, read_run, run_error
+from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes, loads_strict
+from .rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
 from .snapshot import restore_state, snapshot_state
 from .validation import type_name
 from .wrappers.record import write_atomic
@@ -42,9 +45,12 @@ __all__ = [
     "RegradeReport",
     "ReplayReport",
     "Replayer",
+    "regrade_out_dir",
     "regrade_run",
     "replay_run",
 ]
+
+REGRADE_FILE = "regrade.json"
 
 #: Replays run without a deadline: the recorded calls all ran before it (§5.2).
 _NO_DEADLINE_MS = 10**12
@@ -430,6 +436,68 @@ def changed_checks(before: list[dict[str, Any]], after: list[dict[str, Any]]) ->
     return changes
 
 
+def _output_error(target: Path, problem: str) -> SiloError:
+    return SiloError("output_invalid", f"--out {target} {problem}", {"out": str(target)})
+
+
+def _earlier_regrade(directory: Path) -> bool:
+    """Whether ``directory`` holds a ``regrade.json`` written by regrade (its ``result.json`` is
+    then an earlier regrade's, not a recorded one)."""
+    try:
+        summary = loads_strict((directory / REGRADE_FILE).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and "runId" in summary and "changedChecks" in summary
+
+
+def regrade_out_dir(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None) -> Path:
+    """Where :func:`regrade_run` writes: ``out_dir``, or ``<run_dir>/regrade``, once checked.
+
+    Refused (``output_invalid``, nothing written): an empty path (it would silently mean the
+    current directory); a path inside the run directory that is or passes through a symbolic
+    link (regrade never follows a link out of the run, or back into its recorded files); a path
+    that exists and is not a directory; a directory holding run artifacts (``trace.jsonl``,
+    ``run.json``, ``state-diff.json``, or a ``result.json`` that is not an earlier regrade's):
+    recorded files are never touched. An earlier regrade's directory is written over.
+
+    Raises:
+        SiloError: ``output_invalid`` as above, details ``{out}``.
+    """
+    if out_dir is not None and os.fspath(out_dir) == "":
+        raise SiloError("output_invalid", 'The output directory is an empty path (""); give a directory, or leave '
+                                          "--out out for the default RUN_DIR/regrade.", {"out": ""})
+    run_abs = Path(os.path.abspath(run_dir))
+    target = Path(out_dir) if out_dir is not None else Path(run_dir) / "regrade"
+    target_abs = Path(os.path.abspath(target))
+    if target_abs == run_abs or run_abs in target_abs.parents:
+        probe = run_abs
+        for part in target_abs.relative_to(run_abs).parts:
+            probe = probe / part
+            if os.path.islink(probe):
+                what = "is a symbolic link" if probe == target_abs else f"passes through the symbolic link {probe}"
+                raise _output_error(target, f"{what} (to {os.readlink(probe)}); inside the run directory regrade "
+                                            "never follows a link, out of the run or back into its recorded files. "
+                                            "Remove the link, or pass another --out.")
+    if os.path.lexists(target) and not os.path.isdir(target):
+        raise _output_error(target, "exists and is not a directory; give a directory (regrade writes result.json "
+                                    "and regrade.json into it).")
+    if os.path.isdir(target):
+        try:
+            names = set(os.listdir(target))
+        except OSError as exc:
+            raise _output_error(target, f"cannot be read ({exc.strerror or exc}).") from None
+        earlier = _earlier_regrade(target)
+        recorded = [n for n in RUN_ARTIFACTS if n in names and not (n == RESULT_FILE and earlier)]
+        if recorded:
+            raise _output_error(target, f"holds run artifacts ({', '.join(recorded)}): it is a run directory or "
+                                        "holds a run's files, and recorded files are never touched. Give another "
+                                        "--out (regrade writes result.json and regrade.json into it).")
+        for name in (RESULT_FILE, REGRADE_FILE):
+            if name in names and os.path.isdir(target / name) and not os.path.islink(target / name):
+                raise _output_error(target, f"holds a directory named {name}, where regrade writes a file.")
+    return target
+
+
 def regrade_run(run_dir: str | os.PathLike[str], *, out_dir: str | os.PathLike[str] | None = None,
                 force: bool = False, cwd: str | os.PathLike[str] | None = None) -> RegradeReport:
     """Grade a run's replayed final world with today's verifier.
@@ -439,13 +507,15 @@ def regrade_run(run_dir: str | os.PathLike[str], *, out_dir: str | os.PathLike[s
     "worldDivergence", "before": {"passed", "reward"} | null, "after": {"passed", "reward"},
     "changedChecks": [{"label", "before", "after"}]}``), each atomically. ``worldIdentical`` is
     false when a call's output or the state diff differs from the recording (the world itself
-    changed, not only the grading). ``out_dir`` defaults to
-    ``<run_dir>/regrade``. The recorded files are never touched.
+    changed, not only the grading). ``out_dir`` defaults to ``<run_dir>/regrade`` and is checked
+    by :func:`regrade_out_dir` before anything is replayed. The recorded files are never touched.
 
     Raises:
-        SiloError: as :func:`replay_run`, and ``run_invalid`` when the run never ended.
+        SiloError: as :func:`replay_run`; ``run_invalid`` when the run never ended;
+            ``output_invalid`` for an ``out_dir`` :func:`regrade_out_dir` refuses.
         VerifierError: today's verifier failed on the replayed world (nothing is written).
     """
+    target = regrade_out_dir(run_dir, out_dir)
     replay = replay_run(run_dir, force=force, cwd=cwd)
     record = replay.record
     if replay.problem is not None:
@@ -454,8 +524,7 @@ def regrade_run(run_dir: str | os.PathLike[str], *, out_dir: str | os.PathLike[s
         raise VerifierError(f"Today's verifier failed on the replayed world: {replay.grading_error}",
                             {"runDir": str(record.run_dir)})
     before = record.result
-    changes = changed_checks(list((before or {}).get("checks") or []), list(replay.result["checks"]))
-    target = Path(out_dir) if out_dir is not None else record.run_dir / "regrade"
+    changes = changed_checks(list(before["checks"]) if before is not None else [], list(replay.result["checks"]))
     world = replay.world_divergence
     summary = {
         "runId": record.run_id,
@@ -469,5 +538,5 @@ def regrade_run(run_dir: str | os.PathLike[str], *, out_dir: str | os.PathLike[s
     }
     target.mkdir(parents=True, exist_ok=True)
     write_atomic(target / "result.json", dumps_pretty_bytes(replay.result))
-    write_atomic(target / "regrade.json", dumps_pretty_bytes(summary))
+    write_atomic(target / REGRADE_FILE, dumps_pretty_bytes(summary))
     return RegradeReport(replay, replay.result, changes, target, summary)

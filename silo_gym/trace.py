@@ -19,7 +19,17 @@ __all__ = ["Trace", "TraceCorrupt", "read_trace"]
 
 class TraceCorrupt(ValueError):
     """A line other than the last is not a JSON object: the file was damaged by something other
-    than an interrupted write (silo_gym never leaves such a line)."""
+    than an interrupted write (silo_gym never leaves such a line).
+
+    Attributes:
+        line: the line's number (1-based).
+        reason: why it is not a JSON object (the parser's message, or what it is instead).
+    """
+
+    def __init__(self, message: str, line: int = 0, reason: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        self.reason = reason
 
 
 @dataclass
@@ -50,12 +60,13 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     tail = lines.pop()  # b"" when the file ends with a newline, as every whole trace does
     trace = Trace()
     for number, raw in enumerate(lines, 1):
-        event = _parse(raw)
+        event, reason = _parse(raw)
         if event is None:
             if number == len(lines) and not tail:
                 trace.torn, trace.torn_bytes = _torn(number, raw, "is not a whole JSON object"), raw
                 return trace
-            raise TraceCorrupt(f"{os.fspath(path)}: line {number} is not a JSON object; the trace is damaged.")
+            raise TraceCorrupt(f"{os.fspath(path)}: line {number} is not a JSON object; the trace is damaged.",
+                               number, reason)
         trace.events.append(event)
     if tail:
         number = len(lines) + 1
@@ -63,12 +74,19 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     return trace
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """The line's object, or None and why not."""
     try:
         value = loads_strict(raw)
-    except (ValueError, RecursionError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, dict) else None
+    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
+        return None, str(getattr(exc, "msg", None) or exc)
+    if isinstance(value, dict):
+        return value, ""
+    return None, f"it holds {_JSON_KINDS.get(type(value), 'another value')}"
+
+
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean",
+               type(None): "null"}
 
 
 def _torn(number: int, raw: bytes, why: str) -> str:

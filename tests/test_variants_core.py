@@ -14,10 +14,11 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from conftest import ENVS_DIR
+from conftest import ENVS_DIR, listing
 
 import silo_gym
 from silo_gym import SiloError
+from silo_gym.replay import replay_run
 from silo_gym.wrappers import RecordRun
 
 SHOP = ENVS_DIR / "variety"
@@ -108,6 +109,29 @@ def test_malformed_variant_options_are_type_errors(bad):
     env = gym.make("silo/variety-TASK-001")
     with pytest.raises(TypeError, match=r'options\["variant"\] must be a variant number'):
         env.reset(options={"variant": bad})
+
+
+@pytest.mark.parametrize("variant", [2**63, 10**5000], ids=["2**63", "10**5000"])
+def test_variants_beyond_the_range_are_refused_at_reset(tmp_path: Path, variant: int) -> None:
+    env = RecordRun(gym.make("silo/variety-TASK-002"), runs_dir=tmp_path / "runs")
+    with pytest.raises(TypeError) as caught:  # docs/variants.md: anything but a variant number
+        env.reset(options={"variant": variant})
+    message = str(caught.value)
+    assert message.startswith('options["variant"] must be a variant number, an int with 0 <= k < 2**63')
+    assert ("got 9223372036854775808" in message) if variant == 2**63 else ("got an int of 5001 digits" in message)
+    env.close()
+    assert not (tmp_path / "runs").exists() or listing(tmp_path / "runs") == []
+
+
+def test_the_largest_variant_is_recorded_and_replays(tmp_path: Path) -> None:
+    env = RecordRun(gym.make("silo/variety-TASK-002"), runs_dir=tmp_path / "runs")
+    _, info = env.reset(options={"variant": 2**63 - 1})
+    assert info["variant"] == 2**63 - 1
+    env.step({"tool": "get_item", "input": {"itemId": "I-2"}})
+    env.step({"answer": "done"})
+    env.close()
+    report = replay_run(info["run_dir"])
+    assert report.identical, report.summary()
 
 
 def test_an_environment_without_variants_refuses_them_clearly():

@@ -33,6 +33,7 @@ __all__ = [
     "UsageError",
     "add_group",
     "count",
+    "directory",
     "non_negative",
     "number_above_zero",
     "whole_number",
@@ -88,6 +89,14 @@ def non_negative(text: str) -> int:
     if value < 0:
         raise ValueError(f"must be at least 0; got {value}.")
     return value
+
+
+def directory(text: str) -> str:
+    """A directory path (``--out``): not empty, which every OS call would read as the current
+    directory."""
+    if text == "":
+        raise ValueError("must be a directory, not an empty path.")
+    return text
 
 
 def number_above_zero(text: str) -> float:

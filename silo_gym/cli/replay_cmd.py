@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .parser import Commands
+from .parser import Commands, directory
 
 
 def replay_command(args: argparse.Namespace) -> int:
@@ -36,6 +36,6 @@ def register(commands: Commands) -> None:
     about = "grade a run's replayed world with today's verifier; write the new result.json and what changed"
     p = commands.add_parser("regrade", help=about, description=about)
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
-    p.add_argument("--out", metavar="DIR", default=None, help="where the new files go (default RUN_DIR/regrade)")
+    p.add_argument("--out", metavar="DIR", type=directory, default=None, help="where the new files go (default RUN_DIR/regrade)")
     p.add_argument("--force", action="store_true", help="regrade even when the environment's hash changed")
     p.set_defaults(handler=regrade_command)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .parser import Commands
+from .parser import Commands, directory
 
 
 def view_command(args: argparse.Namespace) -> int:
@@ -21,6 +21,6 @@ def register(commands: Commands) -> None:
     about = "write a static HTML report of runs: index, reward chart, timelines, checks, state diffs"
     p = commands.add_parser("view", help=about, description=about)
     p.add_argument("runs_dir", metavar="RUNS_DIR", help="a directory of run directories, or one run directory")
-    p.add_argument("--out", metavar="DIR", default=None, help="where the report goes (default RUNS_DIR/view)")
+    p.add_argument("--out", metavar="DIR", type=directory, default=None, help="where the report goes (default RUNS_DIR/view)")
     p.add_argument("--open", action="store_true", help="open the report in a browser")
     p.set_defaults(handler=view_command)

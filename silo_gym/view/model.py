@@ -167,8 +167,9 @@ def _timeline(record: RunRecord) -> list[CallItem]:
         elif kind == "model_step":
             who = " · ".join(str(x) for x in (event.get("api"), event.get("model")) if x)
             item = CallItem("model", f"model turn ({who})" if who else "model turn", offset(event))
-            if event.get("latencyMs") is not None:
-                item.facts.append(f"{format_number(event.get('latencyMs'))} ms")
+            latency = event.get("latencyMs")
+            if isinstance(latency, (int, float)) and not isinstance(latency, bool):
+                item.facts.append(f"{format_number(latency)} ms")
             if event.get("usage") is not None:
                 item.facts.append(f"usage: {_short(event.get('usage'))}")
             item.facts.append(f"reply: {_short(event.get('reply'))}")
@@ -255,13 +256,18 @@ def _config_rows(config: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def load_run(run_dir: Path, replayer: Replayer | None) -> RunView:
-    """Everything the viewer shows of one run; a run that cannot be read becomes a view with
-    ``problem`` set. ``replayer`` (None: no replay) supplies the before and after of records."""
+    """Everything the viewer shows of one run; a run that cannot be read or breaks its format
+    (:func:`silo_gym.rundir.read_run` says why) becomes a view with ``problem`` set, so one bad
+    run never stops the report. ``replayer`` (None: no replay) supplies the before and after of
+    records."""
     view = RunView(slug_for(run_dir), str(run_dir), run_dir.name)
     try:
         record = read_run(run_dir)
     except SiloError as exc:
         view.problem = exc.message
+        return view
+    except (OSError, ValueError, RecursionError) as exc:  # read_run names these; a row, whatever slips by
+        view.problem = f"{run_dir}: cannot be read ({type(exc).__name__}: {exc})"
         return view
     try:
         _fill(view, record, replayer)

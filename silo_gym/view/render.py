@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import SiloError
 from ..replay import Replayer
 from ..rounding import to_fixed
-from ..rundir import TRACE_FILE
+from ..rundir import RUN_ARTIFACTS
 from .model import RunView, TaskSummary, load_run, summarize
 
 __all__ = ["ViewResult", "build_view", "find_run_dirs"]
@@ -44,23 +44,41 @@ class ViewResult:
         return f"Wrote {len(self.runs)} run page{'s' if len(self.runs) != 1 else ''}{extra}; open {self.index}\n"
 
 
+def _holds_a_run(names: set[str]) -> bool:
+    return not names.isdisjoint(RUN_ARTIFACTS)
+
+
 def find_run_dirs(runs_dir: Path, skip: Path | None = None) -> list[Path]:
-    """The run directories under ``runs_dir`` (each holding ``trace.jsonl`` or ``run.json``), or
-    ``runs_dir`` itself when it is one. Hidden directories and ``skip`` (the output) are left out.
+    """The run directories under ``runs_dir``, or ``runs_dir`` itself when it is one. A run
+    directory holds any of ``trace.jsonl``, ``result.json``, ``state-diff.json``, ``run.json``
+    (whatever they are: one that cannot be read makes a row saying why); a directory that cannot
+    be listed is one too, so it gets a row rather than vanishing. Hidden directories and ``skip``
+    (the output) are left out.
 
     Raises:
-        SiloError: ``run_invalid`` when ``runs_dir`` is not a directory.
+        SiloError: ``run_invalid`` when ``runs_dir`` is not a directory or cannot be listed.
     """
     if not runs_dir.is_dir():
         raise SiloError("run_invalid", f"{runs_dir}: not a directory of runs (it does not exist or is not a "
                                        "directory).", {"runDir": str(runs_dir)})
-    if (runs_dir / TRACE_FILE).is_file():
+    try:
+        names = set(os.listdir(runs_dir))
+    except OSError as exc:
+        raise SiloError("run_invalid", f"{runs_dir}: cannot be read ({exc.strerror or exc}).",
+                        {"runDir": str(runs_dir)}) from None
+    if _holds_a_run(names):
         return [runs_dir]
     found = []
-    for child in sorted(runs_dir.iterdir()):
-        if child.name.startswith(".") or not child.is_dir() or (skip is not None and child == skip):
+    for name in sorted(names):
+        child = runs_dir / name
+        if name.startswith(".") or not os.path.isdir(child) or (skip is not None and child == skip):
             continue
-        if (child / TRACE_FILE).is_file() or (child / "run.json").is_file():
+        try:
+            inside = set(os.listdir(child))
+        except OSError:
+            found.append(child)  # read_run says why it cannot be read
+            continue
+        if _holds_a_run(inside):
             found.append(child)
     return found
 
@@ -102,19 +120,30 @@ def _jinja() -> Any:
     )
 
 
+def _refused(out: Path, problem: str) -> SiloError:
+    return SiloError("output_invalid", f"--out {out} {problem}", {"out": str(out)})
+
+
 def _check_out_dir(out: Path) -> None:
-    """Refuse to replace a directory that is neither empty nor an earlier report."""
+    """Refuse to replace anything but a missing or empty directory or an earlier report; a
+    symbolic link is refused too (replacing it would either follow it and replace its target, or
+    turn the user's link into a directory)."""
+    if os.path.islink(out):
+        raise _refused(out, f"is a symbolic link (to {os.readlink(out)}); the report replaces its --out directory "
+                            "whole, so give the directory itself, or remove the link.")
     if not out.exists():
         return
     if not out.is_dir():
-        raise SiloError("run_invalid", f"--out {out} exists and is not a directory.", {"out": str(out)})
-    entries = {p.name for p in out.iterdir()}
-    index = out / "index.html"
-    earlier = index.is_file() and _GENERATOR in index.read_text("utf-8", "replace")[:4000]
+        raise _refused(out, "exists and is not a directory.")
+    try:
+        entries = set(os.listdir(out))
+        index = out / "index.html"
+        earlier = index.is_file() and _GENERATOR in index.read_text("utf-8", "replace")[:4000]
+    except OSError as exc:
+        raise _refused(out, f"cannot be read ({exc.strerror or exc}).") from None
     if entries and not (earlier and entries <= {"index.html", "runs"}):
-        raise SiloError("run_invalid", f"--out {out} is not empty and holds no earlier silo-gym view; choose "
-                                       "another directory (the report replaces its --out directory).",
-                        {"out": str(out)})
+        raise _refused(out, "is not empty and holds no earlier silo-gym view; choose another directory (the "
+                            "report replaces its --out directory).")
 
 
 def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, *,
@@ -128,11 +157,18 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     ``replay`` replays each run that changed records (with its environment found from ``cwd``)
     to show their before and after; a run that cannot be replayed shows ids only, with a note.
 
+    Every run directory that cannot be read, or breaks its format (see
+    :func:`silo_gym.rundir.read_run`), is a row saying why; it never fails the report.
+
     Raises:
-        SiloError: ``run_invalid`` when ``runs_dir`` is not a directory or ``out_dir`` is a
-            directory that holds something other than an earlier report.
+        SiloError: ``run_invalid`` when ``runs_dir`` is not a directory; ``output_invalid`` when
+            ``out_dir`` is an empty path, a symbolic link, or a directory that holds something
+            other than an earlier report.
         ModuleNotFoundError: Jinja2 is missing (the ``view`` extra).
     """
+    if out_dir is not None and os.fspath(out_dir) == "":
+        raise SiloError("output_invalid", 'The output directory is an empty path (""); give a directory, or leave '
+                                          "--out out for the default RUNS_DIR/view.", {"out": ""})
     source = Path(runs_dir)
     out = Path(out_dir) if out_dir is not None else source / "view"
     out = Path(os.path.abspath(out))
