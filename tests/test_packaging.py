@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -111,9 +112,17 @@ def test_an_editable_build_runs_the_build_hook_cleanly(tmp_path: Path) -> None:
         ".mypy_cache", ".ruff_cache", ".hypothesis", "results", "tests"))
     out = tmp_path / "out"
     out.mkdir()
+    # The build requirements in a directory of their own, as pip's isolated build has them (the
+    # test venv's own setuptools may be older than pyproject.toml asks for).
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    backend = tmp_path / "backend"
+    install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                              "--target", str(backend), *requires], capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stderr
     build = subprocess.run(
         [sys.executable, "-c", f"import setuptools.build_meta as b; print(b.build_editable({str(out)!r}))"],
         cwd=source, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(backend)},
     )
     assert build.returncode == 0, build.stderr
     assert "Traceback" not in build.stderr + build.stdout
