@@ -65,34 +65,39 @@ def object_not_plain(value: dict[Any, Any], depth: int = 0) -> NotPlain | None:
         kind = type(member)
         if kind is str or kind is int or kind is bool or member is None:
             continue
-        if kind is float and member - member == 0.0:  # finite
+        if kind is dict:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else object_not_plain(member, depth + 1)
+        elif kind is list:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else _array(member, depth + 1)
+        elif kind is float and member - member == 0.0:  # finite
             continue
-        problem = _member(member, kind, depth)
+        else:
+            return NotPlain((key,), _what(member))
         if problem is not None:
             return problem if problem is _TOO_DEEP else NotPlain((key, *problem.path), problem.what)
     return None
 
 
 def _array(value: list[Any], depth: int) -> NotPlain | None:
-    for index, member in enumerate(value):
+    for member in value:  # no enumerate: the index is looked up only for a problem
         kind = type(member)
         if kind is str or kind is int or kind is bool or member is None:
             continue
-        if kind is float and member - member == 0.0:
+        if kind is dict:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else object_not_plain(member, depth + 1)
+        elif kind is list:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else _array(member, depth + 1)
+        elif kind is float and member - member == 0.0:
             continue
-        problem = _member(member, kind, depth)
+        else:
+            problem = NotPlain((), _what(member))
         if problem is not None:
-            return problem if problem is _TOO_DEEP else NotPlain((index, *problem.path), problem.what)
+            if problem is _TOO_DEEP:
+                return problem
+            # The first member that is this object: members before it were all plain.
+            index = next(i for i, m in enumerate(value) if m is member)
+            return NotPlain((index, *problem.path), problem.what)
     return None
-
-
-def _member(member: Any, kind: type, depth: int) -> NotPlain | None:
-    """A member that is not a plain scalar: a container one level down, or the problem."""
-    if kind is dict or kind is list:
-        if depth >= MAX_NESTING:
-            return _TOO_DEEP
-        return object_not_plain(member, depth + 1) if kind is dict else _array(member, depth + 1)
-    return _leaf(member)
 
 
 def _leaf(value: Any) -> NotPlain | None:
