@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .diff import diff_plain_initial, diff_state
 from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
+from .plain_json import MAX_NESTING, NotPlain, describe_path, first_not_plain, object_not_plain
 from .rounding import js_round
 from .snapshot import Snapshot
 from .tools import Tool
@@ -29,16 +30,26 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCEPTED_SHAPES",
+    "PLAIN_INPUT",
     "Episode",
     "EpisodeEnd",
     "Listener",
     "ParsedAction",
     "iso_now",
+    "not_plain_reason",
     "parse_action",
+    "recorded_not_plain_reason",
 ]
 
 ACCEPTED_SHAPES = (
     'Expected {"tool": "<name>", "input": {...}} or {"answer": <any JSON value>}, as a dict or a JSON string.'
+)
+
+#: What a tool input may hold (rule 8 of gym-api.md "One episode", amended): the sentence after
+#: the reason of an input that is not plain JSON.
+PLAIN_INPUT = (
+    "Tool inputs hold only objects (dict) with string keys, arrays (list), strings, integers, "
+    f"finite numbers (float), booleans and null (None), nested at most {MAX_NESTING} deep."
 )
 
 #: A listener receives every trace event dict (with ``seq``, ``type``, ``at``), then one end
@@ -108,14 +119,36 @@ def _invalid(reason: str, received: Any, parsed: Any) -> ParsedAction:
                         traced_input=received)
 
 
+def not_plain_reason(problem: NotPlain) -> str:
+    """The ``invalid_action`` reason for a tool input that is not plain JSON (rule 8)."""
+    return f'"{describe_path(problem.path)}" must be plain JSON data, received {problem.what}. {PLAIN_INPUT}'
+
+
+def recorded_not_plain_reason(message: str) -> str | None:
+    """The reason inside a recorded ``invalid_action`` message when it is rule 8's, else ``None``.
+
+    A replay cannot derive it again from the trace: the trace wrote the refused value by
+    silo-format §7.3 (``NaN`` as ``null``, a tuple as a list), which is plain.
+    """
+    tail = f" {PLAIN_INPUT} {ACCEPTED_SHAPES}"
+    if message.startswith('"input') and message.endswith(tail):
+        return message[: -len(ACCEPTED_SHAPES) - 1]
+    return None
+
+
 def parse_action(action: Any) -> ParsedAction:
-    """Check an action's shape in the spec's order (gym-api.md, "One episode"); never raises."""
+    """Check an action's shape in the spec's order (gym-api.md, "One episode"); never raises.
+
+    After the spec's seven rules comes ours (rule 8, docs/spec-amendments.md): a tool call's
+    ``input`` must be plain JSON data (:mod:`silo_gym.plain_json`), so the trace, which writes
+    it as JSON, records exactly what the tool's validation and ``run`` receive.
+    """
     if type(action) is dict:  # the common well-formed tool call, decided at once
         tool = action.get("tool")
         size = len(action)
         if type(tool) is str and (size == 1 or (size == 2 and "input" in action)):
             tool_input = action.get("input")
-            if tool_input is None or type(tool_input) is dict:
+            if tool_input is None or (type(tool_input) is dict and object_not_plain(tool_input) is None):
                 return _new_parsed(ParsedAction, ("tool", tool, tool_input, None, None, tool, tool_input))
     value = action
     if isinstance(action, str):
@@ -143,6 +176,9 @@ def parse_action(action: Any) -> ParsedAction:
     tool_input = value.get("input")
     if tool_input is not None and not isinstance(tool_input, dict):
         return _invalid(f'"input" must be an object or null, received {type_name(tool_input)}.', action, value)
+    problem = None if tool_input is None else first_not_plain(tool_input)
+    if problem is not None:
+        return _invalid(not_plain_reason(problem), action, value)
     return ParsedAction("tool", tool=tool, input=tool_input, traced_tool=tool, traced_input=tool_input)
 
 
@@ -362,7 +398,9 @@ class Episode:
         return result, call_id, has_float
 
     def call_tool(self, name: Any, input: Any = None) -> dict[str, Any]:
-        """The runner's path (silo-format §5.2, runner branch).
+        """The runner's path (silo-format §5.2, runner branch). A name that is not a string, an
+        input that is not a dict or null, or one that is not plain JSON (rule 8 of
+        :func:`parse_action`) is an invalid action, traced as given.
 
         Raises:
             RunLimitError: when a limit already fired, fires now, or the episode has ended.
@@ -383,6 +421,9 @@ class Episode:
                 parsed = ParsedAction("invalid",
                                       reason=f'"input" must be an object or null, received {type_name(input)}.',
                                       traced_tool=name, traced_input=input)
+            elif input is not None and (problem := first_not_plain(input)) is not None:
+                parsed = ParsedAction("invalid", reason=not_plain_reason(problem), traced_tool=name,
+                                      traced_input=input)
             else:
                 parsed = ParsedAction("tool", tool=name, input=input, traced_tool=name, traced_input=input)
             return self.run_call(parsed)[0]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .env import SiloEnv
-from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action
+from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, recorded_not_plain_reason
 from .errors import SiloError, VerifierError
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes, loads_strict
 from .rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
@@ -173,6 +173,9 @@ def replayed_action(call: RecordedCall) -> ParsedAction:
     as_step = parse_action(call.input)
     if as_step.kind == "invalid" and f"{as_step.reason} {ACCEPTED_SHAPES}" == message:
         return as_step
+    not_plain = recorded_not_plain_reason(message)
+    if not_plain is not None:  # an input that was not plain JSON: the trace wrote it by §7.3
+        return ParsedAction("invalid", reason=not_plain, traced_tool=call.tool, traced_input=call.input)
     reason = _runner_reason(call, message)
     if reason is not None:
         return ParsedAction("invalid", reason=reason, traced_tool=call.tool, traced_input=call.input)

@@ -54,9 +54,23 @@ def _expected_tool_input(action):
     else:
         value = action
     if (isinstance(value, dict) and set(value) <= {"tool", "input"} and "tool" in value
-            and isinstance(value["tool"], str) and (value.get("input") is None or isinstance(value["input"], dict))):
+            and isinstance(value["tool"], str) and (value.get("input") is None or isinstance(value["input"], dict))
+            and _plain(value.get("input"))):
         return value.get("input")
     return action
+
+
+def _plain(value, depth=0):
+    """Rule 8 (docs/spec-amendments.md): an input holds only exact JSON types, finite floats."""
+    if value is None or type(value) in (str, int, bool):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is list:
+        return depth <= 100 and all(_plain(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return depth <= 100 and all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    return False
 
 
 class Driver:

@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium.spaces import Space
 
 from ..jsonfmt import canonical, is_json_compatible
+from ..plain_json import first_not_plain
 from ..validation import compile_schema
 from .sampling import sample_input
 
@@ -48,8 +49,10 @@ class ToolCall(Space[dict[str, Any]]):
         seed: seed for the space's own RNG (``self.np_random``), used by :meth:`sample`.
 
     ``contains(x)`` is true for ``{"tool": <a listed name>}``,
-    ``{"tool": <a listed name>, "input": <dict or None>}`` and ``{"answer": <JSON-compatible>}``,
-    with no other keys. It does not check ``input`` against the schema: a call with bad arguments
+    ``{"tool": <a listed name>, "input": <plain JSON dict or None>}`` and
+    ``{"answer": <JSON-compatible>}``, with no other keys; ``step`` answers an input that is not
+    plain JSON (:mod:`silo_gym.plain_json`: ``NaN``, a numpy scalar, a tuple...) with
+    ``invalid_action``. It does not check ``input`` against the schema: a call with bad arguments
     is a legal action whose result is an error. Strings are not members (only ``step`` accepts
     them, as a convenience).
     """
@@ -135,7 +138,7 @@ class ToolCall(Space[dict[str, Any]]):
             if not isinstance(name, str) or name not in self._name_set:
                 return False
             inp = x.get("input")
-            return inp is None or isinstance(inp, dict)
+            return inp is None or (isinstance(inp, dict) and first_not_plain(inp) is None)
         if "answer" in x:
             return len(x) == 1 and is_json_compatible(x["answer"])
         return False

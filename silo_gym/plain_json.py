@@ -1,0 +1,136 @@
+"""Plain JSON data: exactly the values a JSON parser yields, so their JSON text reads back as them.
+
+A tool call's input must be plain JSON (gym-api.md "One episode", rule 8, amended; see
+docs/spec-amendments.md): the trace writes the input as JSON (silo-format §6.5, §7.3) and a replay
+re-executes what it reads back, so a tool must never receive a value the trace would write as
+something else (``NaN`` and the infinities as ``null``, a tuple as a list, a numpy integer or a
+date as ``null``, an ``IntEnum`` as its number).
+
+Plain means built only from ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, finite
+``float``, ``bool`` and ``None``, by exact type (a subclass may behave differently in a tool than
+the base value a replay reads back), with at most :data:`MAX_NESTING` containers nested inside the
+outermost one. The one exception to "reads back as itself" is silo-format's own: an integral float
+is written as an integer (§7.3, §14.1).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+__all__ = ["MAX_NESTING", "NotPlain", "describe_path", "first_not_plain", "object_not_plain"]
+
+#: Containers allowed inside the outermost one (our rule). Far beyond any tool's input, and well
+#: inside what the schema library (about 250 levels), Python's recursion limit and the trace's
+#: writer and reader all handle, so a plain input behaves the same live and in a replay.
+MAX_NESTING = 100
+
+_BASES = (dict, list, str, int, float)
+
+Path = tuple[str | int, ...]
+
+
+class NotPlain(NamedTuple):
+    """Where a value stops being plain JSON (``path`` from the root: keys and list indices) and
+    what was found there (``what``: ``NaN``, ``numpy.int64``, ``an object key of type int``...)."""
+
+    path: Path
+    what: str
+
+
+_TOO_DEEP = NotPlain((), f"containers nested deeper than {MAX_NESTING} levels")
+
+
+def first_not_plain(value: Any) -> NotPlain | None:
+    """The first place, depth first in the value's own order, where ``value`` is not plain JSON;
+    ``None`` when it is plain. Never raises.
+
+    One pass over the value, by exact type checks (the step hot path: a flat object of strings
+    and numbers costs a few checks per member). The recursion stops at :data:`MAX_NESTING`, so
+    any input is safe; the path of a problem is built only when there is one.
+    """
+    kind = type(value)
+    if kind is dict:
+        return object_not_plain(value)
+    if kind is list:
+        return _array(value, 0)
+    return _leaf(value)
+
+
+def object_not_plain(value: dict[Any, Any], depth: int = 0) -> NotPlain | None:
+    """:func:`first_not_plain` of a ``dict`` (exactly; the step's hot path calls this directly),
+    ``depth`` containers below the root."""
+    for key, member in value.items():
+        if type(key) is not str:
+            return NotPlain((), f"an object key of type {_type_text(type(key))}")
+        kind = type(member)
+        if kind is str or kind is int or kind is bool or member is None:
+            continue
+        if kind is dict:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else object_not_plain(member, depth + 1)
+        elif kind is list:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else _array(member, depth + 1)
+        elif kind is float and member - member == 0.0:  # finite
+            continue
+        else:
+            return NotPlain((key,), _what(member))
+        if problem is not None:
+            return problem if problem is _TOO_DEEP else NotPlain((key, *problem.path), problem.what)
+    return None
+
+
+def _array(value: list[Any], depth: int) -> NotPlain | None:
+    for member in value:  # no enumerate: the index is looked up only for a problem
+        kind = type(member)
+        if kind is str or kind is int or kind is bool or member is None:
+            continue
+        if kind is dict:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else object_not_plain(member, depth + 1)
+        elif kind is list:
+            problem = _TOO_DEEP if depth >= MAX_NESTING else _array(member, depth + 1)
+        elif kind is float and member - member == 0.0:
+            continue
+        else:
+            problem = NotPlain((), _what(member))
+        if problem is not None:
+            if problem is _TOO_DEEP:
+                return problem
+            # The first member that is this object: members before it were all plain.
+            index = next(i for i, m in enumerate(value) if m is member)
+            return NotPlain((index, *problem.path), problem.what)
+    return None
+
+
+def _leaf(value: Any) -> NotPlain | None:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None or (kind is float and value - value == 0.0):
+        return None
+    return NotPlain((), _what(value))
+
+
+def _what(value: Any) -> str:
+    if type(value) is float:  # a plain float reaches here only when it is not finite
+        if value != value:
+            return "NaN"
+        return ("Infinity" if value > 0 else "-Infinity") + " (a number beyond the 64-bit float range)"
+    text = _type_text(type(value))
+    base = next((b for b in _BASES if isinstance(value, b)), None)
+    return text if base is None else f"{text} (a subclass of {base.__name__})"
+
+
+def _type_text(kind: type) -> str:
+    module = getattr(kind, "__module__", None)
+    name = getattr(kind, "__qualname__", kind.__name__)
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+def describe_path(path: Path, root: str = "input") -> str:
+    """``path`` as text under ``root``: ``input``, ``input.limit``, ``input.tags[1].name``
+    (member names longer than 40 characters are shortened with ``…``)."""
+    parts = [root]
+    for step in path:
+        if type(step) is int:
+            parts.append(f"[{step}]")
+        else:
+            name = str(step)
+            parts.append("." + (name if len(name) <= 40 else name[:40] + "…"))
+    return "".join(parts)
