@@ -184,14 +184,7 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
         episode, lock = await ctx.lifespan_context.episode(_session_key(ctx))
         async with lock:
             if params.name == SUBMIT_ANSWER:
-                arguments = params.arguments or {}
-                if set(arguments) != {"answer"}:
-                    # Not a tool call of the task, so not counted or traced: the agent may try again.
-                    return _tool_result(ToolReply(
-                        {"code": "invalid_input",
-                         "message": f'{SUBMIT_ANSWER} takes exactly one argument, "answer" (any JSON value); '
-                                    f"received {sorted(arguments) or 'none'}."}, True), episode)
-                reply = await anyio.to_thread.run_sync(episode.submit, arguments["answer"])
+                reply = await anyio.to_thread.run_sync(episode.submit_call, params.arguments)
             else:
                 reply = await anyio.to_thread.run_sync(episode.call_tool, params.name, params.arguments)
         return _tool_result(reply, episode)
