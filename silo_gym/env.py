@@ -9,14 +9,16 @@ from __future__ import annotations
 import copy
 import numbers
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, SupportsFloat
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, SupportsFloat
 
 import gymnasium as gym
 import orjson
 from gymnasium.error import ResetNeeded
+from gymnasium.utils import seeding
 
 from .episode import Episode, EpisodeEnd, Listener, parse_action
 from .errors import SiloError
@@ -31,9 +33,11 @@ from .tools import tool_list
 from .verifiers import find_verifier
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .models import Task
 
-__all__ = ["SiloEnv"]
+__all__ = ["SiloEnv", "world_snapshot", "world_type_problem"]
 
 _NOT_STARTED = "Call reset() before step()."
 _ENDED = "The episode has ended; call reset() before step()."
@@ -97,6 +101,59 @@ def end_observation(reason: str, error: str | None, limit: int) -> str:
     return best
 
 
+def world_type_problem(state: Any) -> str | None:
+    """Why ``state``, as ``create_state`` returned it, is not a world, or None when it is one.
+
+    A world is a JSON object, a ``dict`` of top-level keys (silo-format §1.2.2 and §13: the
+    state's keys, its ``now``; docs/variants.md §1.1). The reason reads on from "create_state() ",
+    e.g. ``"returned a list, not a world: ..."``; ``reset`` refuses such a world and
+    ``env validate`` reports it (``create_state_failed``).
+    """
+    if isinstance(state, dict):
+        return None
+    kind = "None" if state is None else f"a {type(state).__name__}"
+    return (f"returned {kind}, not a world: it must return the world as a JSON object "
+            "(a dict of its top-level keys, silo-format §1.2)")
+
+
+def _depth(value: Any) -> int:
+    """How many dicts, lists and tuples deep ``value`` nests (iteratively: it may be very deep)."""
+    deepest = 0
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, (dict, list, tuple)) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def world_snapshot(state: Any, exact: bool | None = None) -> tuple[Snapshot | None, str | None]:
+    """``(the snapshot reset keeps of a world, None)``, or ``(None, why it cannot be kept)``.
+
+    Every episode keeps an exact copy of its initial world (silo-format §5.1 step 6); a world
+    that is not a dict, nests too deeply for a copy (Python's recursion limit) or holds a value
+    that cannot be copied is refused, with a reason that reads on from "create_state() ", as in
+    :func:`world_type_problem`. ``exact``: whether the world round-trips exactly through orjson
+    (decided here when None).
+    """
+    problem = world_type_problem(state)
+    if problem is not None:
+        return None, problem
+    try:
+        return Snapshot.take(state, round_trips_exactly(state) if exact is None else exact), None
+    except RecursionError:
+        return None, (f"returned a world nested {_depth(state)} levels deep, too deep to copy (Python's "
+                      f"recursion limit is {sys.getrecursionlimit()}); keep its records a few hundred levels "
+                      "deep at most")
+    except Exception as exc:  # a value pickle cannot copy: not JSON-compatible (silo-format §1.2.2)
+        return None, (f"returned a world that cannot be copied ({type(exc).__name__}: {exc}); a world "
+                      "holds JSON-compatible values only (silo-format §1.2)")
+
+
 def _check_fresh(environment: str, previous: Any, state: Any) -> None:
     """Refuse a ``create_state()`` that hands back the previous episode's world, or one of its
     top-level collections (silo-format §1.2.1). Deeper sharing is left to ``env validate``."""
@@ -146,6 +203,16 @@ def _module_shared(env: Environment) -> _ModuleShared:
         if shared is None:
             shared = _shared_by_module[env.module] = _ModuleShared(env)
         return shared
+
+
+class _Start(NamedTuple):
+    """What ``reset`` prepares before it touches the running episode."""
+
+    task: Task
+    verifier: Any
+    variant: int | None
+    state: Any
+    snapshot: Snapshot
 
 
 class SiloEnv(gym.Env[str, dict[str, Any]]):
@@ -282,10 +349,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             return self._bound_task
         return self.silo_env.task(requested) if requested is not None else None
 
-    def _draw_task(self) -> Task:
-        """The per-environment env's task when none was asked for: drawn with ``np_random``."""
+    def _draw_task(self, rng: np.random.Generator) -> Task:
+        """The per-environment env's task when none was asked for: drawn with ``rng`` (the env's
+        ``np_random``, or a copy of it when a reset is only checked)."""
         tasks = self.silo_env.tasks
-        return tasks[int(self.np_random.integers(len(tasks)))]
+        return tasks[int(rng.integers(len(tasks)))]
 
     def fresh_tool_list(self) -> list[dict[str, Any]]:
         """A new copy of the tool list agents receive (``name``, ``description``,
@@ -361,7 +429,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             SiloError: ``task_not_found`` for an unknown ``options["task_id"]``;
                 ``verifier_not_found``; ``variant_unsupported``; ``variant_preconditions_unmet``
                 when the requested variant's world (or every drawn one) fails the task's
-                preconditions; ``VerifierError`` from grading an abandoned episode.
+                preconditions; ``runtime_contract_invalid`` when a hook raised or returned the
+                wrong type, e.g. ``create_state`` returned no world (not a dict, or one too deep to
+                copy); ``VerifierError`` from grading an abandoned episode. Only the last comes
+                after the running episode was ended.
             ValueError, TypeError: malformed options, or a per-task env given another task id.
         """
         # Listeners added for this reset belong to the new episode only, even if this reset fails.
@@ -369,40 +440,21 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         requested = self._requested_task(options)  # bad options fail before the episode ends
         pick_variant, variant = self._requested_variant(options)
         super().reset(seed=seed)
-        task = requested if requested is not None else self._draw_task()
-        verifier = self._verifier_for(task)
-        if not pick_variant and self.variants:
-            variant, state = self._draw_variant_world(task)
-        else:
-            state = self._world(task, variant)
-        if variant is not None:
-            task = self._rendered_task(task, state, variant)
+        start = self._prepare(requested, pick_variant, variant, self.np_random)
+        task, variant, state = start.task, start.variant, start.state
         previous = self.episode
         if previous is not None and not previous.done:
             if previous.acted:
                 self._abandon("Episode abandoned by reset().")
             else:  # nothing was played (a vector env's auto-reset episode): nothing to grade
                 previous.discard()
-        module = self._module
-        if previous is not None:
-            _check_fresh(self.environment_name, previous.state, state)
-        # Whether the world round-trips exactly through orjson: decided once for the canonical
-        # world (the same every time), for each variant world on its own (their values vary).
-        shared = self._shared
-        if variant is not None:
-            exact = round_trips_exactly(state)
-        else:
-            if shared.orjson_state is None:
-                shared.orjson_state = round_trips_exactly(state)
-            exact = shared.orjson_state
-        snapshot = Snapshot.take(state, exact)
-        tools = module.bind_tools(state)
+        tools = self._module.bind_tools(state)
         self.episode = Episode(
             environment=self.environment_name,
             task=task,
-            verifier=verifier,
+            verifier=start.verifier,
             state=state,
-            snapshot=snapshot,
+            snapshot=start.snapshot,
             tools=list(tools),
             max_tool_calls=self.max_tool_calls,
             timeout_ms=self.timeout_ms,
@@ -427,6 +479,54 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             max_tool_calls=self.max_tool_calls,
         )
         return observation, info
+
+    def check_reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Raise what ``reset(seed=seed, options=options)`` would raise before it touches the running
+        episode, and change nothing: the same checks of ``options``, the same task drawn (from
+        ``seed``, else from a copy of ``np_random``), the same world built and checked against the
+        task's preconditions, the same instruction rendered and the same snapshot taken.
+
+        A vector env calls it on every sub-env to be reset before it resets any, so a value one
+        sub-env refuses leaves every running episode intact (docs/variants.md).
+
+        Raises:
+            The errors of :meth:`reset` but ``VerifierError`` (no episode is ended here).
+        """
+        requested = self._requested_task(options)
+        pick_variant, variant = self._requested_variant(options)
+        rng = seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
+        self._prepare(requested, pick_variant, variant, rng)
+
+    def _prepare(self, requested: Task | None, pick_variant: bool, variant: int | None,
+                 rng: np.random.Generator) -> _Start:
+        """Every part of a reset that may refuse it, done before the running episode is touched: the
+        task (drawn with ``rng`` when none was asked for), its verifier, the world (a variant world
+        meets the task's preconditions), the rendered instruction, the freshness of the world and
+        its snapshot."""
+        task = requested if requested is not None else self._draw_task(rng)
+        verifier = self._verifier_for(task)
+        if not pick_variant and self.variants:
+            variant, state = self._draw_variant_world(task, rng)
+        else:
+            state = self._world(task, variant)
+        if variant is not None:
+            task = self._rendered_task(task, state, variant)
+        previous = self.episode
+        if previous is not None:
+            _check_fresh(self.environment_name, previous.state, state)
+        # Whether the world round-trips exactly through orjson: decided once for the canonical
+        # world (the same every time), for each variant world on its own (their values vary).
+        shared = self._shared
+        if variant is not None:
+            exact = round_trips_exactly(state)
+        else:
+            if shared.orjson_state is None:
+                shared.orjson_state = round_trips_exactly(state)
+            exact = shared.orjson_state
+        snapshot, problem = world_snapshot(state, exact)
+        if snapshot is None:
+            raise self._world_refused(problem, variant)
+        return _Start(task, verifier, variant, state, snapshot)
 
     # -- variants (docs/variants.md) --------------------------------------------------------------
 
@@ -464,7 +564,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         """``create_state()`` for the canonical world, else variant ``variant`` of the world, which
         must meet the task's preconditions."""
         if variant is None:
-            return self.silo_env.create_state()
+            state = self.silo_env.create_state()
+            problem = world_type_problem(state)
+            if problem is not None:
+                raise self._world_refused(problem, None)
+            return state
         state = self._variant_world(variant)
         problems = self._unmet_preconditions(task, state, variant)
         if problems:
@@ -477,10 +581,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             )
         return state
 
-    def _draw_variant_world(self, task: Task) -> tuple[int, Any]:
-        """The first variant from a number drawn with ``np_random`` whose world meets the task's
+    def _draw_variant_world(self, task: Task, rng: np.random.Generator) -> tuple[int, Any]:
+        """The first variant from a number drawn with ``rng`` whose world meets the task's
         preconditions, trying at most :data:`MAX_VARIANT_TRIES` consecutive numbers."""
-        first = int(self.np_random.integers(VARIANT_SPACE))
+        first = int(rng.integers(VARIANT_SPACE))
         problems: list[str] = []
         for offset in range(MAX_VARIANT_TRIES):
             variant = (first + offset) % VARIANT_SPACE
@@ -504,13 +608,25 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         error.__cause__ = exc
         return error
 
+    def _world_refused(self, problem: str | None, variant: int | None) -> SiloError:
+        hook = "create_state()" if variant is None else f"create_state({variant})"
+        return SiloError(
+            "runtime_contract_invalid",
+            f'{hook} of environment "{self.environment_name}" {problem}.',
+            {"environment": self.environment_name, "missing": "create_state"},
+        )
+
     def _variant_world(self, variant: int) -> Any:
         try:
-            return self.silo_env.create_state(variant)
+            state = self.silo_env.create_state(variant)
         except SiloError:
             raise
         except Exception as exc:
             raise self._hook_failed("create_state()", exc, f"variant {variant}") from exc
+        problem = world_type_problem(state)  # before the hooks read it
+        if problem is not None:
+            raise self._world_refused(problem, variant)
+        return state
 
     def _unmet_preconditions(self, task: Task, state: Any, variant: int) -> list[str]:
         hook = self._shared.task_preconditions

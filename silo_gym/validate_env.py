@@ -17,6 +17,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from .env import world_snapshot, world_type_problem
 from .jsonfmt import loads_strict
 from .loader import Environment, find_environment, open_environment
 from .models import Counts, Finding, ValidationReport
@@ -311,7 +312,14 @@ def _check_state_and_tools(run: _Run, env: Environment, bound: list[Any]) -> Non
         if state is None:
             run.error("create_state_failed", "create_state() returned None; it must return the world state.")
             return
+        problem = world_type_problem(state)  # what reset refuses (our rule)
+        if problem is not None:
+            run.error("create_state_failed", f"create_state() {problem}.")
+            return
         states.append(state)
+    _, problem = world_snapshot(states[0])  # reset refuses it too; the tools can still be checked
+    if problem is not None:
+        run.error("create_state_failed", f"create_state() {problem}.")
 
     # 6. shared between calls
     try:

@@ -3,7 +3,8 @@
 An environment is variant-capable when its ``create_state`` has a parameter named ``variant``.
 :func:`check_variants` then builds a fixed sample of variants and reports:
 
-- ``create_state_failed`` (error): ``create_state(k)`` raised or returned ``None``;
+- ``create_state_failed`` (error): ``create_state(k)`` raised or returned no world that ``reset``
+  accepts (``None``, not a dict, too deep or otherwise impossible to copy);
 - ``variant_nondeterministic`` (error): the same ``k`` gave different worlds, on two calls in this
   process or in another process with different string hashing;
 - ``variant_integrity`` (error): a variant whose top-level keys, their order or their JSON types
@@ -32,6 +33,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
+from .env import world_snapshot, world_type_problem
 from .jsonfmt import dumps_compact_bytes
 from .loader import Environment, accepts_variant
 
@@ -233,8 +235,8 @@ def check_variants(run: _Reporter, env: Environment, sample: Sequence[int] = SAM
         base = create_state()  # type: ignore[misc]
     except _CAUGHT:
         return  # reported as create_state_failed by the state checks
-    if base is None:
-        return
+    if world_type_problem(base) is not None:
+        return  # reported by the state checks; variants are compared with it
     render, preconditions, problems_of = hooks["render_instruction"], hooks["task_preconditions"], hooks["world_problems"]
 
     # the canonical world
@@ -278,10 +280,18 @@ def check_variants(run: _Reporter, env: Environment, sample: Sequence[int] = SAM
             if world is None:
                 findings.add("error", "create_state_failed", f"create_state({k}) returned None; it must return a world.")
                 break
+            problem = world_type_problem(world)
+            if problem is not None:
+                findings.add("error", "create_state_failed", f"create_state({k}) {problem}.")
+                break
             worlds.append(world)
         if len(worlds) < 2:
             continue
         world = worlds[0]
+        _, problem = world_snapshot(world)  # what reset refuses
+        if problem is not None:
+            findings.add("error", "create_state_failed", f"create_state({k}) {problem}.")
+            continue
         try:
             digests[str(k)] = _digest(world)
             second = _digest(worlds[1])

@@ -15,6 +15,10 @@
   (one task per sub-env) or a ``str`` for all; autoresets draw the task with ``np_random``.
   ``options["variant"]`` takes a list the same way (docs/variants.md); ``variants=True`` makes
   every sub-env draw a variant world at each reset, autoresets included.
+- A reset under our entry point first asks every sub-env it resets what its reset would refuse
+  (``SiloEnv.check_reset``) and raises the first refusal before any sub-env is reset: a bad
+  ``task_id`` or ``variant`` item, or a variant whose world fails the task's preconditions, leaves
+  every running episode intact and every async worker alive (docs/variants.md).
 - :func:`make_vec` builds one vector env over several task ids of one environment.
 - Stock modes work too: ``vectorization_mode="sync"`` (Gymnasium's default autoreset is
   ``NEXT_STEP``, which ignores the action sent to a finished sub-env: pass
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -54,12 +59,32 @@ class _TaskPerSubEnv(gym.Wrapper[str, Any, str, Any]):
         self.index = index
         self.num_envs = num_envs
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def _own(self, options: dict[str, Any] | None) -> dict[str, Any] | None:
         if isinstance(options, dict) and any(isinstance(options.get(k), (list, tuple)) for k in PER_SUB_ENV_OPTIONS):
             _check_per_sub_env_lists(options, self.num_envs)
             options = {k: (v[self.index] if k in PER_SUB_ENV_OPTIONS and isinstance(v, (list, tuple)) else v)
                        for k, v in options.items()}
-        return self.env.reset(seed=seed, options=options)
+        return options
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        return self.env.reset(seed=seed, options=self._own(options))
+
+    def reset_refusal(self, seeds: list[Any], options: dict[str, Any] | None,
+                      portable: bool = False) -> Exception | None:
+        """What this sub-env's reset (its seed in ``seeds``, its items of ``options``) would raise
+        before it touches the running episode (``SiloEnv.check_reset``), or None. ``portable``:
+        an error that cannot be pickled (to leave an async worker) comes back as a RuntimeError
+        with its message."""
+        try:
+            self.env.get_wrapper_attr("check_reset")(seed=seeds[self.index], options=self._own(options))
+        except Exception as exc:
+            if portable:
+                try:
+                    pickle.dumps(exc)
+                except Exception:
+                    return RuntimeError(f"{type(exc).__name__}: {exc}")
+            return exc
+        return None
 
 
 def _make_sub_env(index: int, num_envs: int, record_runs_dir: str | None, agent_path: str | None,
@@ -81,6 +106,39 @@ def _check_per_sub_env_lists(options: dict[str, Any] | None, num_envs: int) -> N
         items = options.get(key)
         if isinstance(items, (list, tuple)) and len(items) != num_envs:
             raise ValueError(f'options["{key}"] has {len(items)} items; it needs one per sub-env ({num_envs}).')
+
+
+def _reset_refusal(vector: SyncVectorEnv | AsyncVectorEnv, seed: Any, options: dict[str, Any] | None,
+                   portable: bool) -> Exception | None:
+    """The first error a sub-env to be reset would raise (lowest index), asked of every such sub-env
+    before any is reset, so a bad per-sub-env value (a negative variant, a variant whose world fails
+    the task's preconditions, an unknown task) touches no sub-env (docs/variants.md: refused
+    "before the running episode is touched"), and no async worker dies of it.
+
+    Seeds and ``options["reset_mask"]`` are read the way Gymnasium's reset reads them; ones it
+    would refuse are left to it (it refuses them before resetting any sub-env).
+    """
+    n = vector.num_envs
+    _check_per_sub_env_lists(options, n)
+    if seed is None or isinstance(seed, int):
+        seeds: list[Any] = [None if seed is None else seed + i for i in range(n)]
+    else:
+        try:
+            seeds = list(seed)
+        except TypeError:
+            return None
+        if len(seeds) != n:
+            return None
+    mask = None
+    if isinstance(options, dict) and "reset_mask" in options:
+        mask = options["reset_mask"]
+        if not isinstance(mask, np.ndarray) or mask.shape != (n,) or mask.dtype != np.bool_:
+            return None
+        options = {k: v for k, v in options.items() if k != "reset_mask"}
+    for i, refusal in enumerate(vector.call("reset_refusal", seeds, options, portable)):
+        if refusal is not None and (mask is None or mask[i]):
+            return refusal
+    return None
 
 
 def _fits(array: np.ndarray[Any, Any], value: Any) -> bool:
@@ -181,13 +239,21 @@ def _check_actions(actions: Any, num_envs: int) -> None:
 
 
 class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
-    """``SyncVectorEnv`` with exact info batching and ``task_id`` lists checked up front.
+    """``SyncVectorEnv`` with exact info batching and every sub-env's reset checked before any
+    sub-env is reset.
 
     Under ``SAME_STEP`` its ``step`` gives exactly Gymnasium's results (observations, rewards,
     flags, batched infos with masks, ``final_obs``/``final_info``) on a lean path: the sub-envs'
     infos are batched key by key in one pass when every sub-env returned the same keys with values
     of one simple type (every step that ends no episode), instead of sub-env by sub-env.
     """
+
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        refusal = _reset_refusal(self, seed, options, portable=False)
+        if refusal is not None:
+            raise refusal
+        return super().reset(seed=seed, options=options)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         _check_actions(actions, self.num_envs)
@@ -263,12 +329,15 @@ class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
         return out
 
 class SiloAsyncVectorEnv(_ExactInfos, AsyncVectorEnv):
-    """``AsyncVectorEnv`` (no shared memory) with exact info batching and ``task_id`` lists
-    checked in the main process."""
+    """``AsyncVectorEnv`` (no shared memory) with exact info batching and every sub-env's reset
+    checked before any sub-env is reset (a worker whose reset raises is lost, and the vector env
+    with it)."""
 
     def reset_async(self, seed: int | list[int | None] | None = None,
                     options: dict[str, Any] | None = None) -> None:
-        _check_per_sub_env_lists(options, self.num_envs)
+        refusal = _reset_refusal(self, seed, options, portable=True)
+        if refusal is not None:
+            raise refusal
         super().reset_async(seed=seed, options=options)
 
     def step_async(self, actions: Any) -> None:

@@ -171,6 +171,20 @@ class ServedEpisode:
             return ToolReply({"code": exc.reason, "message": exc.message}, True)
         return ToolReply(result["output"], "isError" in result)
 
+    def submit_call(self, arguments: dict[str, Any] | None) -> ToolReply:
+        """One call of :data:`SUBMIT_ANSWER` with these arguments. Once the episode ended it is
+        refused like every other call, whatever its arguments; before that, arguments other than
+        exactly ``answer`` are refused without ending the episode or counting a call (it is not a
+        tool of the task, so nothing is traced and the agent may try again); else :meth:`submit`."""
+        if self.done:
+            return self._ended()
+        arguments = arguments or {}
+        if set(arguments) != {"answer"}:
+            return ToolReply({"code": "invalid_input",
+                              "message": f'{SUBMIT_ANSWER} takes exactly one argument, "answer" (any JSON value); '
+                                         f"received {sorted(arguments) or 'none'}."}, True)
+        return self.submit(arguments["answer"])
+
     def submit(self, answer: Any) -> ToolReply:
         """End the episode with ``answer`` (silo-format §5.3, runner: the agent returned) and grade it.
 

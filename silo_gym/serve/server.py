@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -71,8 +75,9 @@ class SessionTable:
     the whole server and sessions are told apart by their ``Mcp-Session-Id``.
     """
 
-    def __init__(self, settings: EpisodeSettings) -> None:
+    def __init__(self, settings: EpisodeSettings, stopping: threading.Event | None = None) -> None:
         self.settings = settings
+        self.stopping = stopping if stopping is not None else threading.Event()
         self._episodes: dict[str | None, ServedEpisode] = {}
         self._locks: dict[str | None, anyio.Lock] = {}
         self._create = anyio.Lock()
@@ -96,9 +101,11 @@ class SessionTable:
 
     async def close_all(self) -> None:
         """End every unanswered episode as the lifespan ends: for the stdio connection (key
-        ``None``) that is its session closing; for HTTP sessions, the server stopping."""
+        ``None``) that is its session closing, unless the server is stopping (``stopping`` is
+        set: a signal); for HTTP sessions, the server stopping."""
         for key in list(self._episodes):
-            await self.close(key, SESSION_CLOSED if key is None else SERVER_STOPPED)
+            closed = key is None and not self.stopping.is_set()
+            await self.close(key, SESSION_CLOSED if closed else SERVER_STOPPED)
 
 
 def _session_key(ctx: ServerRequestContext[SessionTable, Any]) -> str | None:
@@ -132,12 +139,18 @@ def _tool_result(reply: ToolReply, episode: ServedEpisode | None) -> types.CallT
 
 
 class SiloMcpServer:
-    """The MCP ``server`` for one task and the session tables of its live lifespans."""
+    """The MCP ``server`` for one task and the session tables of its live lifespans.
 
-    def __init__(self, server: Server[SessionTable], settings: EpisodeSettings) -> None:
+    ``stopping``: set when the server is told to stop (``silo-gym serve`` on SIGINT or SIGTERM),
+    so every session still open ends as :data:`SERVER_STOPPED`, the stdio one included.
+    """
+
+    def __init__(self, server: Server[SessionTable], settings: EpisodeSettings,
+                 stopping: threading.Event | None = None) -> None:
         self.server = server
         self.settings = settings
         self.tables: list[SessionTable] = []
+        self.stopping = stopping if stopping is not None else threading.Event()
 
 
 def build_server(settings: EpisodeSettings) -> SiloMcpServer:
@@ -162,10 +175,11 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
              for t in (*probe.fresh_tool_list(), SUBMIT_ANSWER_TOOL)]
 
     tables: list[SessionTable] = []
+    stopping = threading.Event()
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: Server[SessionTable]) -> AsyncIterator[SessionTable]:
-        table = SessionTable(settings)
+        table = SessionTable(settings, stopping)
         tables.append(table)
         try:
             yield table
@@ -184,14 +198,7 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
         episode, lock = await ctx.lifespan_context.episode(_session_key(ctx))
         async with lock:
             if params.name == SUBMIT_ANSWER:
-                arguments = params.arguments or {}
-                if set(arguments) != {"answer"}:
-                    # Not a tool call of the task, so not counted or traced: the agent may try again.
-                    return _tool_result(ToolReply(
-                        {"code": "invalid_input",
-                         "message": f'{SUBMIT_ANSWER} takes exactly one argument, "answer" (any JSON value); '
-                                    f"received {sorted(arguments) or 'none'}."}, True), episode)
-                reply = await anyio.to_thread.run_sync(episode.submit, arguments["answer"])
+                reply = await anyio.to_thread.run_sync(episode.submit_call, params.arguments)
             else:
                 reply = await anyio.to_thread.run_sync(episode.call_tool, params.name, params.arguments)
         return _tool_result(reply, episode)
@@ -221,7 +228,7 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
         on_get_prompt=get_prompt,
     )
     _handshake_only_over_http(server)
-    built = SiloMcpServer(server, settings)
+    built = SiloMcpServer(server, settings, stopping)
     built.tables = tables
     return built
 
@@ -242,12 +249,72 @@ def _handshake_only_over_http(server: Server[SessionTable]) -> None:
 
 
 async def serve_stdio(silo: SiloMcpServer) -> None:
-    """Serve one client over stdin/stdout until it disconnects (one session, one episode)."""
+    """Serve one client over stdin/stdout until it disconnects (one session, one episode), or
+    until cancelled: then at once, whether or not the client ever writes again or closes stdin."""
     from mcp.server.stdio import stdio_server
 
     server = silo.server
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with _client_stdin() as fd:
+        if fd is None:  # no stdin to take over: the SDK's own reader
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            return
+        async with _lines_read_by_a_daemon(fd) as lines, \
+                stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+@contextlib.contextmanager
+def _client_stdin() -> Iterator[int | None]:
+    """A private descriptor of the client's stdin, fd 0 reading the null device meanwhile (as the
+    SDK's own claim does: environment code that reads stdin never takes the client's messages);
+    None when there is no stdin. The private descriptor is never closed: the reader thread may
+    still be blocked on it after serving."""
+    try:
+        private = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        yield None
+        return
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    try:
+        yield private
+    finally:
+        os.dup2(private, 0)
+
+
+@contextlib.asynccontextmanager
+async def _lines_read_by_a_daemon(fd: int) -> AsyncIterator[AsyncIterator[str]]:
+    """The lines of ``fd`` (text, each with its newline), read by a daemon thread.
+
+    The SDK reads stdin in an AnyIO worker thread, which can neither be cancelled nor left behind
+    at exit, so a server told to stop waited for the client's next line or for EOF (a process
+    alive long after SIGTERM). A daemon thread is left blocked in its read: the server stops and
+    the process exits at once.
+    """
+    send, receive = anyio.create_memory_object_stream[str](16)
+    token = anyio.lowlevel.current_token()
+
+    def read() -> None:
+        pending = b""
+        try:
+            while chunk := os.read(fd, 65536):
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    anyio.from_thread.run(send.send, line.decode("utf-8", "replace") + "\n", token=token)
+            if pending:
+                anyio.from_thread.run(send.send, pending.decode("utf-8", "replace"), token=token)
+        except Exception:  # noqa: S110 - serving ended (stream closed, event loop gone) or stdin failed
+            pass
+        with contextlib.suppress(Exception):  # EOF: the client disconnected (no-op once serving ended)
+            anyio.from_thread.run_sync(send.close, token=token)
+
+    threading.Thread(target=read, name="silo-gym serve stdin", daemon=True).start()
+    async with send, receive:
+        yield receive
 
 
 def http_app(silo: SiloMcpServer, host: str = "127.0.0.1") -> ASGIApp:

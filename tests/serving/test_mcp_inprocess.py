@@ -143,6 +143,29 @@ def test_after_the_answer_every_call_is_refused_and_nothing_more_is_recorded(run
     assert _trace(run_dir)[-1]["type"] == "verifier_result"
 
 
+def test_once_ended_every_call_is_refused_alike_whatever_its_arguments(runs_dir: Path) -> None:
+    """docs/serve-view-replay.md: after submit_answer "every call is refused" with the ending's
+    code; a malformed submit_answer is no exception (it answered invalid_input)."""
+    calls: list[tuple[str, dict[str, Any]]] = [
+        (SUBMIT_ANSWER, {}), (SUBMIT_ANSWER, {"text": "x"}), (SUBMIT_ANSWER, {"answer": 1, "more": 2}),
+        (SUBMIT_ANSWER, {"answer": "again"}), ("get_current_date", {"bogus": True}), ("no_such_tool", {}),
+    ]
+
+    async def main() -> tuple[Any, list[Any]]:
+        async with Client(_server(runs_dir).server) as client:
+            submitted = await client.call_tool(SUBMIT_ANSWER, {"answer": ""})
+            return submitted, [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    submitted, refused = anyio.run(main)
+    assert not submitted.is_error
+    payloads = [as_silo_result(reply) for reply in refused]
+    assert all(reply.is_error for reply in refused)
+    assert payloads == [payloads[0]] * len(calls)
+    assert payloads[0]["output"]["code"] == "completed"
+    assert payloads[0]["output"]["message"].startswith("Run ended: completed.")
+    assert _trace(run_dir_of(submitted))[-1]["type"] == "verifier_result"  # nothing more recorded
+
+
 def test_a_malformed_submission_is_refused_without_ending_or_counting(runs_dir: Path) -> None:
     async def main() -> list[Any]:
         async with Client(_server(runs_dir).server) as client:

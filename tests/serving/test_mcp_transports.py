@@ -5,6 +5,7 @@ HTTP sessions never share a world."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -181,3 +182,88 @@ def test_serve_refuses_bad_setup_before_serving(tmp_path: Path) -> None:
         done = subprocess.run(serve_command("--env", "demo", "--task", "TASK-001", *flags), cwd=tmp_path,
                               env=subprocess_env(), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
         assert done.returncode == 1 and done.stderr.startswith(message), done.stderr
+
+
+def _no_traceback(stderr: str) -> None:
+    assert "Traceback" not in stderr and "Exception Group" not in stderr, stderr
+
+
+def _only_run(runs: Path) -> Path:
+    (run_dir,) = list(runs.iterdir())
+    assert sorted(p.name for p in run_dir.iterdir()) == ["result.json", "run.json", "state-diff.json", "trace.jsonl"]
+    return run_dir
+
+
+def test_http_server_stopped_by_sigterm_exits_143_and_records_the_open_session(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    server = HttpServer("--env", "demo", "--task", "TASK-004", "--runs-dir", str(runs), cwd=tmp_path)
+    reply: dict[str, Any] = {}
+    try:
+        async def linger() -> None:
+            async with Client(server.url) as client:
+                reply["date"] = await client.call_tool("get_current_date", {})
+                await anyio.sleep(60)  # still open when the server stops
+
+        async def main() -> None:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(linger)
+                while "date" not in reply:
+                    await anyio.sleep(0.05)
+                server.process.send_signal(signal.SIGTERM)
+                await anyio.to_thread.run_sync(server.process.wait, 30)
+                tg.cancel_scope.cancel()
+
+        anyio.run(main)
+        err = server.process.stderr.read() if server.process.stderr else ""
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+    assert server.process.returncode == 143, err
+    _no_traceback(err)
+    result = json.loads((_only_run(runs) / "result.json").read_text())
+    assert (result["terminationReason"], result["error"], result["toolCalls"]) == ("agent_error", SERVER_STOPPED, 1)
+
+
+def _stdio_session(tmp_path: Path, runs: Path) -> subprocess.Popen[str]:
+    """``silo-gym serve`` over stdio, its stdin held open, after the handshake and one tool call."""
+    process = subprocess.Popen(serve_command("--env", "demo", "--task", "TASK-004", "--runs-dir", str(runs)),
+                               cwd=tmp_path, env=subprocess_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_current_date", "arguments": {}}},
+    ]
+    for message in messages:
+        process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+        if "id" in message:
+            answer = json.loads(process.stdout.readline())
+            assert answer["id"] == message["id"] and "result" in answer, answer
+    return process
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 0)])
+def test_stdio_server_stopped_by_a_signal_exits_at_once_and_records_the_session(
+        tmp_path: Path, sig: signal.Signals, code: int) -> None:
+    """The client still holds stdin open: the server must not wait for its next line."""
+    runs = tmp_path / "runs"
+    process = _stdio_session(tmp_path, runs)
+    try:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the server was still running 20 s after {sig.name} (stdin open)")
+        assert process.stderr is not None
+        err = process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+    assert process.returncode == code, err
+    _no_traceback(err)
+    result = json.loads((_only_run(runs) / "result.json").read_text())
+    assert (result["terminationReason"], result["error"], result["toolCalls"]) == ("agent_error", SERVER_STOPPED, 1)
