@@ -59,7 +59,7 @@ def bench_step(sizes: Sizes, at: World | None = None) -> Table:
             "step": lambda action=action: env.step(action),
             "make": lambda action=action: made.step(action),
         }, sizes.loops, sizes.repeats)
-        target = 2.0 if label == "cheapest" else 1.3
+        target = 3.0 if label == "cheapest" else 1.3  # issue 14: cheapest tool 3x, typical read 1.3x
         table.add(f"{label} ({name}) floor", times["floor"], "us")
         table.add(f"{label} ({name}) SiloEnv.step", times["step"], "us")
         table.add(f"{label} step / floor", ratio(times["step"], times["floor"]), "x", verdict(ratio(times["step"], times["floor"]), target))
