@@ -215,6 +215,23 @@ class _Start(NamedTuple):
     snapshot: Snapshot
 
 
+class _Checked(NamedTuple):
+    """A reset that ``check_reset`` prepared: the next ``reset`` with the same arguments, on the
+    same running episode, uses it instead of building the world a second time."""
+
+    seed: int | None
+    options: dict[str, Any] | None
+    episode: Any
+    start: _Start
+    rng: np.random.Generator  # the generator after the draws, as that reset would leave it
+
+    def matches(self, seed: int | None, options: dict[str, Any] | None, episode: Any) -> bool:
+        try:
+            return episode is self.episode and seed == self.seed and bool(options == self.options)
+        except Exception:  # options holding values that do not compare (arrays): prepare again
+            return False
+
+
 class SiloEnv(gym.Env[str, dict[str, Any]]):
     """A Silo task as a Gymnasium environment (gym-api.md).
 
@@ -309,6 +326,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if variants:
             self._require_variant_capable()
         self._environment_hash: str | None = None
+        self._checked: _Checked | None = None
         self._pending: list[tuple[Listener, str | None, str | None]] = []
         self.episode: Episode | None = None
         self._transcript: list[str] = []
@@ -440,7 +458,12 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         requested = self._requested_task(options)  # bad options fail before the episode ends
         pick_variant, variant = self._requested_variant(options)
         super().reset(seed=seed)
-        start = self._prepare(requested, pick_variant, variant, self.np_random)
+        checked, self._checked = self._checked, None
+        if checked is not None and checked.matches(seed, options, self.episode):
+            start = checked.start
+            self.np_random.bit_generator.state = checked.rng.bit_generator.state
+        else:
+            start = self._prepare(requested, pick_variant, variant, self.np_random)
         task, variant, state = start.task, start.variant, start.state
         previous = self.episode
         if previous is not None and not previous.done:
@@ -487,7 +510,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         task's preconditions, the same instruction rendered and the same snapshot taken.
 
         A vector env calls it on every sub-env to be reset before it resets any, so a value one
-        sub-env refuses leaves every running episode intact (docs/variants.md).
+        sub-env refuses leaves every running episode intact (docs/variants.md). What it prepared
+        is kept for the next ``reset`` with the same ``seed`` and ``options`` on the same running
+        episode, which then builds nothing again.
 
         Raises:
             The errors of :meth:`reset` but ``VerifierError`` (no episode is ended here).
@@ -495,7 +520,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         requested = self._requested_task(options)
         pick_variant, variant = self._requested_variant(options)
         rng = seeding.np_random(seed)[0] if seed is not None else copy.deepcopy(self.np_random)
-        self._prepare(requested, pick_variant, variant, rng)
+        self._checked = None
+        start = self._prepare(requested, pick_variant, variant, rng)
+        self._checked = _Checked(seed, copy.deepcopy(options), self.episode, start, rng)
 
     def _prepare(self, requested: Task | None, pick_variant: bool, variant: int | None,
                  rng: np.random.Generator) -> _Start:

@@ -70,11 +70,14 @@ class _TaskPerSubEnv(gym.Wrapper[str, Any, str, Any]):
         return self.env.reset(seed=seed, options=self._own(options))
 
     def reset_refusal(self, seeds: list[Any], options: dict[str, Any] | None,
-                      portable: bool = False) -> Exception | None:
+                      portable: bool = False, mask: Any = None) -> Exception | None:
         """What this sub-env's reset (its seed in ``seeds``, its items of ``options``) would raise
-        before it touches the running episode (``SiloEnv.check_reset``), or None. ``portable``:
-        an error that cannot be pickled (to leave an async worker) comes back as a RuntimeError
+        before it touches the running episode (``SiloEnv.check_reset``), or None; None at once
+        when ``mask`` (the reset's ``reset_mask``) leaves this sub-env out. ``portable``: an
+        error that cannot be pickled (to leave an async worker) comes back as a RuntimeError
         with its message."""
+        if mask is not None and not mask[self.index]:
+            return None
         try:
             self.env.get_wrapper_attr("check_reset")(seed=seeds[self.index], options=self._own(options))
         except Exception as exc:
@@ -135,8 +138,8 @@ def _reset_refusal(vector: SyncVectorEnv | AsyncVectorEnv, seed: Any, options: d
         if not isinstance(mask, np.ndarray) or mask.shape != (n,) or mask.dtype != np.bool_:
             return None
         options = {k: v for k, v in options.items() if k != "reset_mask"}
-    for i, refusal in enumerate(vector.call("reset_refusal", seeds, options, portable)):
-        if refusal is not None and (mask is None or mask[i]):
+    for refusal in vector.call("reset_refusal", seeds, options, portable, mask):
+        if refusal is not None:
             return refusal
     return None
 

@@ -147,3 +147,40 @@ def test_only_the_sub_envs_a_reset_mask_resets_are_checked(mode: str, tmp_path: 
         assert [(r["terminationReason"], r["toolCalls"]) for r in results] == [("agent_error", 1)]
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("variants", [False, True])
+def test_a_checked_vector_reset_builds_each_world_once(monkeypatch, variants):
+    # check_reset keeps what it prepared for the reset that follows; sub-envs the reset_mask
+    # leaves out are neither checked nor reset.
+    from silo_gym.env import SiloEnv
+
+    built: list[int] = []
+    real = SiloEnv._prepare
+    monkeypatch.setattr(SiloEnv, "_prepare", lambda self, *a: built.append(id(self)) or real(self, *a))
+    envs = gym.make_vec("silo/variety-TASK-002", num_envs=4, variants=variants)
+    try:
+        envs.reset(seed=3)
+        assert len(built) == 4 and len(set(built)) == 4
+        built.clear()
+        envs.reset(options={"reset_mask": np.array([False, True, False, False])})
+        assert len(built) == 1
+    finally:
+        envs.close()
+
+
+def test_a_checked_reset_leaves_the_generator_as_a_plain_reset_does():
+    # The same seed gives the same world with or without the check, and the generator then goes
+    # on from the same state (the next unseeded reset draws the same variant).
+    checked = gym.make("silo/variety-TASK-002", variants=True).unwrapped
+    plain = gym.make("silo/variety-TASK-002", variants=True).unwrapped
+    for seed in (7, None, None):
+        checked.check_reset(seed=seed)
+        a = checked.reset(seed=seed)
+        b = plain.reset(seed=seed)
+        assert a[0] == b[0] and a[1]["variant"] == b[1]["variant"]
+        assert checked.episode.state == plain.episode.state
+    checked.check_reset(seed=1)  # a check whose reset never comes (another sub-env refused)
+    assert checked.reset(seed=2)[1]["variant"] == plain.reset(seed=2)[1]["variant"]
+    checked.close()
+    plain.close()
