@@ -441,6 +441,17 @@ def _deepest_position(text: str) -> int:
     return position
 
 
+def _long_int(text: str) -> int:
+    """``int(text)`` for a JSON integer of any length, converted in pieces below the limit."""
+    if len(text) <= 4000:
+        return int(text)
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    half = len(digits) // 2
+    value = _long_int(digits[:half]) * 10 ** (len(digits) - half) + _long_int(digits[half:])
+    return -value if negative else value
+
+
 def loads_strict(text: str | bytes) -> Any:
     """Parse strict RFC 8259 JSON: no ``NaN``/``Infinity``, no trailing data; a duplicate key keeps
     its last value.
@@ -462,7 +473,14 @@ def loads_strict(text: str | bytes) -> Any:
             doc = before + raw[exc.start :].decode("utf-8", "replace")
             raise json.JSONDecodeError(f"Invalid UTF-8 byte 0x{raw[exc.start]:02x}", doc, len(before)) from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except ValueError as exc:
+            if isinstance(exc, (json.JSONDecodeError, _ConstantRefused)):
+                raise
+            # An integer beyond Python's default 4300 digits for int(str) (sys.get_int_max_str_digits):
+            # JSON has no such limit and silo_gym's writers write any int, so read it back.
+            return json.loads(text, parse_constant=_reject_constant, parse_int=_long_int)
     except _ConstantRefused as exc:
         raise json.JSONDecodeError(str(exc), text, _constant_position(text)) from None
     except RecursionError:

@@ -7,7 +7,7 @@ something else (``NaN`` and the infinities as ``null``, a tuple as a list, a num
 date as ``null``, an ``IntEnum`` as its number).
 
 Plain means built only from ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, finite
-``float``, ``bool`` and ``None``, by exact type (a subclass may behave differently in a tool than
+``float``, ``bool`` and ``None`` (an ``int`` of at most :data:`MAX_INT_DIGITS` digits), by exact type (a subclass may behave differently in a tool than
 the base value a replay reads back), with at most :data:`MAX_NESTING` containers nested inside the
 outermost one. The one exception to "reads back as itself" is silo-format's own: an integral float
 is written as an integer (§7.3, §14.1).
@@ -17,12 +17,17 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["MAX_NESTING", "NotPlain", "describe_path", "first_not_plain", "object_not_plain"]
+__all__ = ["MAX_INT_DIGITS", "MAX_NESTING", "NotPlain", "describe_path", "first_not_plain", "object_not_plain"]
 
 #: Containers allowed inside the outermost one (our rule). Far beyond any tool's input, and well
 #: inside what the schema library (about 250 levels), Python's recursion limit and the trace's
 #: writer and reader all handle, so a plain input behaves the same live and in a replay.
 MAX_NESTING = 100
+
+#: Digits an integer may have: Python's JSON reader refuses longer ones by default
+#: (``sys.get_int_max_str_digits``), so a trace holding one could not be read back.
+MAX_INT_DIGITS = 4300
+_BIG = 10**MAX_INT_DIGITS
 
 _BASES = (dict, list, str, int, float)
 
@@ -63,7 +68,7 @@ def object_not_plain(value: dict[Any, Any], depth: int = 0) -> NotPlain | None:
         if type(key) is not str:
             return NotPlain((), f"an object key of type {_type_text(type(key))}")
         kind = type(member)
-        if kind is str or kind is int or kind is bool or member is None:
+        if kind is str or kind is bool or member is None or (kind is int and -_BIG < member < _BIG):
             continue
         if kind is dict:
             problem = _TOO_DEEP if depth >= MAX_NESTING else object_not_plain(member, depth + 1)
@@ -81,7 +86,7 @@ def object_not_plain(value: dict[Any, Any], depth: int = 0) -> NotPlain | None:
 def _array(value: list[Any], depth: int) -> NotPlain | None:
     for member in value:  # no enumerate: the index is looked up only for a problem
         kind = type(member)
-        if kind is str or kind is int or kind is bool or member is None:
+        if kind is str or kind is bool or member is None or (kind is int and -_BIG < member < _BIG):
             continue
         if kind is dict:
             problem = _TOO_DEEP if depth >= MAX_NESTING else object_not_plain(member, depth + 1)
@@ -102,12 +107,16 @@ def _array(value: list[Any], depth: int) -> NotPlain | None:
 
 def _leaf(value: Any) -> NotPlain | None:
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None or (kind is float and value - value == 0.0):
+    if (kind is str or kind is bool or value is None or (kind is int and -_BIG < value < _BIG)
+            or (kind is float and value - value == 0.0)):
         return None
     return NotPlain((), _what(value))
 
 
 def _what(value: Any) -> str:
+    if type(value) is int:  # a plain int reaches here only when it has too many digits
+        digits = int(value.bit_length() * 0.30103) + 1
+        return f"an integer of about {digits} digits (JSON readers take at most {MAX_INT_DIGITS})"
     if type(value) is float:  # a plain float reaches here only when it is not finite
         if value != value:
             return "NaN"

@@ -518,3 +518,18 @@ def test_property_js_number_round_trips(x: float) -> None:
 
 def test_ordered_dict_and_key_order_kept() -> None:
     assert dumps_compact(OrderedDict([("b", 1), ("a", 2.0)])) == '{"b":1,"a":2}'
+
+
+def test_loads_strict_reads_integers_of_any_length():
+    import sys
+
+    value = 10**9000 + 12345
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        text = str(value)
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert loads_strict('{"a": [' + text + ", -" + text + ", 1]}") == {"a": [value, -value, 1]}
+    with pytest.raises(ValueError, match="NaN is not valid JSON"):  # the other refusals stay
+        loads_strict('[' + text + ', NaN]')

@@ -425,3 +425,29 @@ def test_what_the_trace_records_is_what_the_tool_received(tool_input: dict[str, 
     else:  # refused before validation: the trace cannot hold this input as it is
         assert json.loads(obs)["output"]["code"] == "invalid_action"
         assert not _same_json(loads_strict(dumps_compact(tool_input)), tool_input)
+
+
+@pytest.mark.parametrize("where", ["input", "answer"])
+def test_an_integer_past_4300_digits_is_refused_as_input_and_every_run_reads_back(where: str, runs_dir: Path,
+                                                                                  tmp_path: Path) -> None:
+    # Python refuses int(str) past 4300 digits by default; JSON has no such limit. A tool never
+    # gets such an integer (rule 8), and what the trace and result.json hold reads back.
+    from silo_gym.cli import main
+
+    huge = 10**5000 + 7
+    env = RecordRun(gym.make("silo/demo-TASK-001"), runs_dir=runs_dir)
+    env.reset(seed=0)
+    if where == "input":
+        obs, *_ = env.step({"tool": "search_leads", "input": {"query": "a", "limit": [huge]}})
+        assert json.loads(obs) == _refusal("input.limit[0]",
+                                           "an integer of about 5001 digits (JSON readers take at most 4300)")
+        huge = 10**4300 - 1  # the largest plain one: refused by the tool's own schema, not by rule 8
+        obs, *_ = env.step({"tool": "search_leads", "input": {"query": "a", "limit": huge}})
+        assert json.loads(obs)["output"]["code"] == "invalid_input"
+        *_, info = env.step({"answer": ""})
+    else:
+        *_, info = env.step({"answer": huge})
+    env.close()
+    run_dir = Path(info["run_dir"])
+    assert main(["replay", str(run_dir)]) == 0
+    assert main(["view", str(runs_dir), "--out", str(tmp_path / "report")]) == 0

@@ -544,9 +544,11 @@ class ChatPolicy:
         loop = EpisodeLoop(env, api, self.model)
         obs, reset_info = loop.reset(seed, options)
         tools_json = reset_info.tools_json() if isinstance(reset_info, ResetInfo) else None
-        if tools_json is not None and type(self).prompt is ChatPolicy.prompt:
-            # The default prompt does not read the tools and the converted list is cached by
-            # its JSON: the episode's own copy of the list is made only if someone reads it.
+        if (tools_json is not None and type(self).prompt is ChatPolicy.prompt
+                and type(self).provider_tools is ChatPolicy.provider_tools):
+            # The default prompt does not read the tools and the default conversion is cached by
+            # the list's JSON: the episode's own copy of the list is made only if someone reads
+            # it. A subclass overriding either hook gets the list as before.
             tools = self._provider_tools_of(tools_json, lambda: orjson.loads(tools_json))
             messages: list[Any] = self.prompt(obs, [])
         else:

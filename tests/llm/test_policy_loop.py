@@ -267,3 +267,13 @@ def test_a_prompt_override_receives_the_tool_list(orders):
 
     Listing(Script(assistant(content="x"))).run_episode(orders(), seed=0)
     assert seen == [["get_order", "ship_order", "explode"]]
+
+
+def test_a_provider_tools_override_is_used(orders):
+    class OnlyReads(ChatPolicy):
+        def provider_tools(self, tools):
+            return super().provider_tools([t for t in tools if t["name"] == "get_order"])
+
+    model = Script(assistant(content="x"))
+    OnlyReads(model).run_episode(orders(), seed=0)
+    assert [t["function"]["name"] for t in model.seen[0][1]] == ["get_order"]
