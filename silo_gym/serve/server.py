@@ -299,14 +299,12 @@ async def _lines_read_by_a_daemon(fd: int) -> AsyncIterator[AsyncIterator[str]]:
     token = anyio.lowlevel.current_token()
 
     def read() -> None:
-        pending = b""
         try:
-            while chunk := os.read(fd, 65536):
-                *lines, pending = (pending + chunk).split(b"\n")
+            # A buffered reader finds each newline once (joining raw chunks anew for every read
+            # was quadratic in a long line's length); the last line may lack its newline.
+            with os.fdopen(fd, "rb", closefd=False) as lines:
                 for line in lines:
-                    anyio.from_thread.run(send.send, line.decode("utf-8", "replace") + "\n", token=token)
-            if pending:
-                anyio.from_thread.run(send.send, pending.decode("utf-8", "replace"), token=token)
+                    anyio.from_thread.run(send.send, line.decode("utf-8", "replace"), token=token)
         except Exception:  # noqa: S110 - serving ended (stream closed, event loop gone) or stdin failed
             pass
         with contextlib.suppress(Exception):  # EOF: the client disconnected (no-op once serving ended)
