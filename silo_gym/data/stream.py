@@ -486,8 +486,11 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         rows = list(done)
         try:
             out.mkdir(parents=True, exist_ok=True)
-            if lock is None:
+            if lock is None:  # the directory did not exist when the checks ran
                 lock = _lock(out)
+                if record_path.exists() or stream.exists():  # another collection began there meanwhile
+                    raise ResumeError(f"Another collection started writing to {out} while this one was "
+                                      "starting; run again to see its state, or write to another directory.")
             write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": False}))
             if lines.whole < lines.size:  # a crash in the middle of the last write: that episode is played again
                 with open(stream, "r+b") as fh:

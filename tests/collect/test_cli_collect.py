@@ -140,3 +140,23 @@ def test_two_collections_never_write_into_one_directory_at_once(tmp_path, capsys
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the lock was released
     finally:
         os.close(fd)
+
+
+def test_a_collection_that_appears_while_another_starts_is_not_overwritten(tmp_path, monkeypatch):
+    # The checks of a new directory run before it exists; if another collection creates it and
+    # writes there in that window, this one refuses instead of truncating its rows.
+    from silo_gym.data import stream as stream_module
+    from silo_gym.data.stream import ResumeError, collect_jsonl
+
+    out = tmp_path / "out"
+    real = stream_module._lock
+
+    def lock_after_a_rival_wrote(path):
+        (path / "episodes.jsonl").write_text('{"rival": 1}\n')
+        return real(path)
+
+    monkeypatch.setattr(stream_module, "_lock", lock_after_a_rival_wrote)
+    with pytest.raises(ResumeError, match="Another collection started writing to .*out while this one"):
+        collect_jsonl(out, ["silo/demo-TASK-001"], "random", episodes_per_task=1)
+    assert (out / "episodes.jsonl").read_text() == '{"rival": 1}\n'
+    assert sorted(p.name for p in out.iterdir()) == ["episodes.jsonl"]
