@@ -34,6 +34,7 @@ from .env import SiloEnv
 from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, recorded_not_plain_reason
 from .errors import SiloError, VerifierError
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes, loads_strict
+from .plain_json import describe_path
 from .rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
 from .snapshot import restore_state, snapshot_state
 from .validation import type_name
@@ -158,6 +159,27 @@ def _runner_reason(call: RecordedCall, message: str) -> str | None:
     return None
 
 
+def _holds_refused_value(call: RecordedCall, reason: str) -> bool:
+    """Whether the traced input still has a value at the place rule 8's ``reason`` names
+    (``"<path>" must be plain JSON data, received <what>.``), written as §7.3 writes what was
+    refused: ``null`` for ``NaN`` and the infinities. Paths are compared as the refusal wrote
+    them (:func:`~silo_gym.plain_json.describe_path`), so any member name matches."""
+    path_text = reason[1:reason.find('"', 1)]
+    what = reason.partition(" received ")[2]
+    action = call.input
+    root = action.get("input") if isinstance(action, dict) and "tool" in action else action
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), root)]
+    while stack:
+        path, value = stack.pop()
+        if describe_path(path) == path_text and (value is None or not what.startswith(("NaN", "Infinity", "-Infinity"))):
+            return True
+        if isinstance(value, dict):
+            stack.extend(((*path, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(value))
+    return False
+
+
 def replayed_action(call: RecordedCall) -> ParsedAction:
     """The action a recorded call stands for, as the episode executes it.
 
@@ -174,7 +196,9 @@ def replayed_action(call: RecordedCall) -> ParsedAction:
     if as_step.kind == "invalid" and f"{as_step.reason} {ACCEPTED_SHAPES}" == message:
         return as_step
     not_plain = recorded_not_plain_reason(message)
-    if not_plain is not None:  # an input that was not plain JSON: the trace wrote it by §7.3
+    if not_plain is not None and _holds_refused_value(call, not_plain):
+        # An input that was not plain JSON: the trace wrote it by §7.3, so it cannot be derived
+        # again, but the place the refusal names must still be there (an edit is not believed).
         return ParsedAction("invalid", reason=not_plain, traced_tool=call.tool, traced_input=call.input)
     reason = _runner_reason(call, message)
     if reason is not None:

@@ -451,3 +451,24 @@ def test_an_integer_past_4300_digits_is_refused_as_input_and_every_run_reads_bac
     run_dir = Path(info["run_dir"])
     assert main(["replay", str(run_dir)]) == 0
     assert main(["view", str(runs_dir), "--out", str(tmp_path / "report")]) == 0
+
+
+@pytest.mark.parametrize(("edited", "identical"), [
+    ({"query": "a", "limit": None}, True),  # as recorded: NaN written as null
+    ({"query": "a"}, False),  # the refused value removed
+    ({"query": "a", "limit": 5}, False),  # a plain value put in NaN's place
+    ({"query": "a", "limit": [None]}, False),  # the place named is no longer null
+])
+def test_replay_believes_a_recorded_refusal_only_where_the_trace_still_holds_it(edited, identical, runs_dir):
+    env = RecordRun(gym.make("silo/demo-TASK-001"), runs_dir=runs_dir)
+    env.reset(seed=0)
+    env.step({"tool": "search_leads", "input": {"query": "a", "limit": float("nan")}})
+    *_, info = env.step({"answer": ""})
+    env.close()
+    run_dir = Path(info["run_dir"])
+    trace = run_dir / "trace.jsonl"
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    call = next(e for e in events if e["type"] == "tool_call")
+    call["input"]["input"] = edited
+    trace.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert replay_run(run_dir).identical is identical
