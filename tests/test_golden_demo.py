@@ -12,19 +12,16 @@ Re-record deliberately with ``python tests/golden/record_golden.py``.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
 from conftest import subprocess_env
 from golden import gate as g
 
 import silo_gym
-from silo_gym import registration
 
 GATE_IDS = [str(gate) for gate in g.ALL_GATES]
 
@@ -151,25 +148,13 @@ DRIFTS = {
 
 @pytest.fixture
 def drifted(tmp_path):
-    """``drifted(kind)``: a copy of the demo at ``<tmp>/.silo/environments/demodrift`` with one
-    drift applied, registered as ``silo/demodrift-*``; returns ``(copy_dir, project_root)``."""
-
-    def make(kind: str) -> tuple[Path, Path]:
-        copy_dir = tmp_path / ".silo" / "environments" / "demodrift"
-        shutil.copytree(g.DEMO_DIR, copy_dir, ignore=shutil.ignore_patterns("__pycache__"))
-        DRIFTS[kind][0](copy_dir)
-        ids = silo_gym.register_environment(copy_dir, override=True)
-        assert "silo/demodrift-TASK-001" in ids
-        return copy_dir, tmp_path
-
-    yield make
-    for env_id in [k for k in gym.registry if k == "silo/demodrift" or k.startswith("silo/demodrift-")]:
-        del gym.registry[env_id]
-    registration._registered.pop("demodrift", None)
+    """``drifted(kind)``: a copy of the demo at ``<tmp>/.silo/environments/demodrift`` with one drift
+    applied, registered as ``silo/demodrift-*``; returns ``(copy_dir, project_root)``."""
+    with g.drifted_copies(tmp_path, g.DEMO_DIR, "demodrift", {k: v[0] for k, v in DRIFTS.items()}) as make:
+        yield lambda kind: (make(kind), tmp_path)
 
 
-def _drift_factory(task_id: str) -> gym.Env:
-    return gym.make(f"silo/demodrift-{task_id}")
+_drift_factory = g.drift_factory("demodrift")
 
 
 @pytest.mark.parametrize("kind", sorted(DRIFTS))

@@ -24,13 +24,15 @@ Re-record with ``python tests/golden/record_golden.py [demo|project ...]`` (see 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -394,3 +396,31 @@ def registered_dir(environment: str) -> Path:
     """The directory ``silo/<environment>-*`` ids point at (the gates assume the repository's)."""
     world = WORLDS[environment]
     return Path(gym.spec(f"silo/{environment}-{world.task_ids[0]}").kwargs["path"])
+
+
+@contextlib.contextmanager
+def drifted_copies(project: Path, source: Path, name: str,
+                   drifts: dict[str, Callable[[Path], None]]) -> Iterator[Callable[[str], Path]]:
+    """``make(kind)``: a copy of the world ``source`` at ``<project>/.silo/environments/<name>``
+    with the drift ``drifts[kind]`` applied, registered as ``silo/<name>-*``; returns the copy's
+    directory. Its ids are unregistered on exit. Gate factories use :func:`drift_factory`."""
+
+    def make(kind: str) -> Path:
+        copy_dir = project / ".silo" / "environments" / name
+        shutil.copytree(source, copy_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        drifts[kind](copy_dir)
+        ids = silo_gym.register_environment(copy_dir, override=True)
+        assert f"silo/{name}-TASK-001" in ids
+        return copy_dir
+
+    try:
+        yield make
+    finally:
+        for env_id in [k for k in gym.registry if k == f"silo/{name}" or k.startswith(f"silo/{name}-")]:
+            del gym.registry[env_id]
+        silo_gym.registration._registered.pop(name, None)
+
+
+def drift_factory(name: str) -> EnvFactory:
+    """The gate env factory of the drifted copy ``name`` (:func:`drifted_copies`)."""
+    return lambda task_id: gym.make(f"silo/{name}-{task_id}")
