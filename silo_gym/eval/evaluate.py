@@ -211,17 +211,20 @@ def evaluate(
         runs_dir = out / RUNS_DIR
         label = _label(policy, policy_name)
         fixed = worlds.variants if worlds.mode != "canonical" else None
+        playing = time.perf_counter()
         rows = collect_jsonl(out, ids, policy, episodes_per_task=n, seed=seed, resume=resume,
                              policy_spec=policy_spec, env_kwargs=kwargs or None, runs_dir=runs_dir,
                              episode_variants=fixed, policy_name=policy_name, progress=progress,
                              concurrency=concurrency, episode_timeout_s=episode_timeout_s, max_retries=max_retries,
                              counters=counters, **collect_options)
+        played = time.perf_counter()
         if rows:
             label = str(rows[0]["policy"])
         plain = {k: v for k, v in kwargs.items() if k != "reward_mode"}  # baselines: the verifier's reward
         floor = _baseline_worlds(do_nothing, "do-nothing", ids, keys, worlds, seed, plain)
         ref = (_baseline_worlds(reference, "reference", ids, keys, worlds, seed, plain)
                if reference is not None else None)
+        based = time.perf_counter()
         by_task: dict[str, list[Trial]] = {key: [] for key in keys}
         for row in rows:
             key = f"{row['environment']}/{row['task_id']}"
@@ -238,11 +241,13 @@ def evaluate(
             "reference": _label(reference, None) if reference is not None else None,
             "prices_usd_per_million_tokens": prices,
         }
-        timing = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                  "duration_s": time.perf_counter() - clock}
+        timing: dict[str, Any] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))}
         floor_worlds: dict[str, BaselineWorlds] = dict(floor)
         ref_worlds: dict[str, BaselineWorlds] | None = dict(ref) if ref is not None else None
         data = build_report(meta, by_task, worlds.variants, n, floor_worlds, ref_worlds, prices, timing)
+        now = time.perf_counter()
+        data["timing"].update(duration_s=now - clock, episodes_s=played - playing, baselines_s=based - played,
+                              summary_s=now - based)
         report = EvalReport(data, None if temporary else out / EVAL_FILE)
         if not temporary:
             write_atomic(out / EVAL_FILE, report.to_json_bytes())

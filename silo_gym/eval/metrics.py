@@ -9,8 +9,8 @@
 - :func:`fisher_exact`: the two-sided p-value of Fisher's exact test on a 2x2 table.
 - :func:`permutation_test`: the two-sided p-value of a permutation test on a difference of means.
 
-Both estimators use exact integer arithmetic (``math.comb``) and one division, so they equal
-their closed forms for every ``n`` (``c = 0``, ``c = n`` and ``k = n`` included), unlike the
+Both estimators use exact integer arithmetic (``math.comb``) and one division of two ints, which
+Python rounds correctly, so they equal their closed forms for every ``n`` (``c = 0``, ``c = n`` and ``k = n`` included), unlike the
 naive ``1 - (1 - c/n)**k`` and ``(c/n)**k``, which are biased for ``k > 1``.
 """
 
@@ -58,7 +58,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         ValueError: not ``0 <= c <= n`` or not ``1 <= k <= n``.
     """
     _check_counts(n, c, k)
-    return float(1 - Fraction(math.comb(n - c, k), math.comb(n, k)))
+    total = math.comb(n, k)
+    return (total - math.comb(n - c, k)) / total  # int / int: the exact ratio, correctly rounded
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
@@ -70,7 +71,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
         ValueError: not ``0 <= c <= n`` or not ``1 <= k <= n``.
     """
     _check_counts(n, c, k)
-    return float(Fraction(math.comb(c, k), math.comb(n, k)))
+    return math.comb(c, k) / math.comb(n, k)
 
 
 def wilson_interval(mean: float, n: int, z: float = Z95) -> tuple[float, float]:

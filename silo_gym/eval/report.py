@@ -8,7 +8,8 @@ The shape of ``eval.json`` (a contract: keys are only ever added)::
      "prices_usd_per_million_tokens": {"in": p, "out": q} | null,
      "tasks": {"<environment>/<task_id>": TASK, ...},
      "overall": OVERALL,
-     "timing": {"started_at": "<ISO time>", "duration_s": t}}
+     "timing": {"started_at": "<ISO time>", "duration_s": t, "episodes_s": t, "baselines_s": t,
+                "summary_s": t}}
 
 ``TASK`` (in the order of the ids, then of the tasks)::
 
@@ -47,6 +48,11 @@ The shape of ``eval.json`` (a contract: keys are only ever added)::
   given as ``reference`` (``null`` without one).
 - ``reward_components`` (only when the rows carry them): the mean of each component over the
   graded trials that have it.
+
+``timing``: when the evaluation started (UTC) and the seconds it took, in all and in its three
+parts: playing the trials (``episodes_s``, the same work as ``silo-gym collect``), the baselines,
+and reading the runs and summing up (``summary_s``). A resumed evaluation's ``episodes_s`` counts
+only the trials it played.
 
 ``OVERALL`` has the same keys where they make sense: ``tasks``, ``trials`` (all episodes),
 ``successes``, ``graded``, ``mean_reward`` and ``reward_ci95`` over every graded episode,

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..jsonfmt import loads_strict
-from ..trace import read_trace
+import orjson
+
 from .worlds import EvalError
 
 __all__ = ["Trial", "failure_kind", "trial_of"]
@@ -111,14 +111,27 @@ def _tokens(usage: Any) -> tuple[int, int] | None:
     return None
 
 
+def _event(line: bytes) -> dict[str, Any]:
+    event = orjson.loads(line)
+    if not isinstance(event, dict):
+        raise ValueError("a trace line is not a JSON object")
+    return event
+
+
 def _read_trace_into(trial: Trial, path: Path) -> None:
-    trace = read_trace(path)
+    """Count what the trace of one run holds (module docs). Only the lines that matter are
+    parsed: an error result, a model turn; a call is known by its type alone (every line of a
+    trace starts ``{"seq":N,"type":"...``, silo-format §6.5), so reading stays a small part of
+    an evaluation's cost."""
     open_turn = False
-    for event in trace.events:
-        kind = event.get("type")
-        if kind == "tool_call":
+    for line in path.read_bytes().splitlines():
+        head = line[:40]
+        if b'"type":"tool_call"' in head:
             open_turn = False
-        elif kind == "tool_result":
+        elif b'"type":"tool_result"' in head:
+            if b'"isError":true' not in line:
+                continue
+            event = _event(line)
             if event.get("isError") is True:
                 output = event.get("output")
                 code = output.get("code") if isinstance(output, dict) else None
@@ -128,7 +141,8 @@ def _read_trace_into(trial: Trial, path: Path) -> None:
                     trial.unknown_tools += 1
                 elif code == _INVALID_INPUT:
                     trial.invalid_arguments += 1
-        elif kind == "model_step":
+        elif b'"type":"model_step"' in head:
+            event = _event(line)
             if open_turn:
                 trial.turns_without_tool_call += 1
             open_turn = True
@@ -165,7 +179,7 @@ def trial_of(row: dict[str, Any], variant: int | None, runs_dir: Path | None) ->
                         "evaluation reads every reward from its run's result.json.")
     run_dir = runs_dir / run_id
     try:
-        result = loads_strict((run_dir / "result.json").read_bytes())
+        result = orjson.loads((run_dir / "result.json").read_bytes())
     except (OSError, ValueError) as exc:
         raise EvalError(f"Cannot read {run_dir / 'result.json'} (trial {index} of {environment}/{task_id}): "
                         f"{getattr(exc, 'strerror', None) or exc}. Its run directory was moved or changed; "
