@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -29,21 +27,10 @@ from typing import Any
 from silo_gym.data import collect_jsonl
 from silo_gym.eval import evaluate
 
-from .common import Sizes, Table, ratio, verdict
+from .common import Sizes, Table, ratio, start_mock_model, verdict
 
 LATENCY_MS = 50
 TARGET = 1.05
-
-
-def _server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "silo_gym", "mock-model", "--port", "0", "--latency-ms",
-                             str(latency_ms)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    banner = proc.stdout.readline()
-    if "OpenAI base URL " not in banner:
-        proc.kill()
-        raise RuntimeError(f"the mock model server did not start: {banner}")
-    return proc, banner.split("OpenAI base URL ")[1].split(",")[0]
 
 
 def _timed(fn: Callable[[Path], Any], root: Path, name: str, parts: list[float] | None = None) -> float:
@@ -104,7 +91,7 @@ def bench_eval(sizes: Sizes) -> Table:
         from silo_gym.llm import ChatPolicy, openai_acomplete
 
         latency = 5 if quick else LATENCY_MS
-        server, base_url = _server(latency)
+        server, base_url = start_mock_model(latency)
         try:
             def chat() -> Any:
                 return ChatPolicy(openai_acomplete(base_url, "m", lean=True), model="m")

@@ -31,7 +31,7 @@ import os
 import sys
 from typing import Any
 
-from ..data.local_backend import CollectCounters, CollectionInterrupted
+from ..data.local_backend import CollectCounters
 from ..data.stream import STREAM_FILE, ResumeError
 from ..jsonfmt import dumps_pretty
 from ..loader import find_environment
@@ -40,24 +40,15 @@ from .parser import (
     Commands,
     UsageError,
     add_command_with_subcommands,
+    at_least_zero,
     count,
     non_negative,
     number_above_zero,
     whole_number,
 )
-from .progress import CollectProgress
+from .progress import CollectProgress, report_interruption
 
 __all__ = ["compare_command", "eval_command", "register", "variants_argument"]
-
-
-def _price(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise ValueError("must be a number of USD per million tokens, >= 0.")
-    return value
 
 
 def _alpha(text: str) -> float:
@@ -153,13 +144,7 @@ def eval_command(args: argparse.Namespace) -> int:
     except (EvalError, ResumeError) as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt as exc:
-        if progress_bar is not None:
-            progress_bar.close()
-            progress_bar = None
-        signum = exc.signum if isinstance(exc, CollectionInterrupted) else 2
-        sys.stderr.write(f"Interrupted: the finished trials are in {os.path.join(args.out, STREAM_FILE)}; run the "
-                         "same command with --resume to finish the evaluation.\n")
-        return 128 + signum
+        return report_interruption(exc, progress_bar, os.path.join(args.out, STREAM_FILE), "trials", "evaluation")
     finally:
         if progress_bar is not None:
             progress_bar.close()
@@ -199,8 +184,8 @@ def register(commands: Commands) -> None:
                         "(default: the canonical worlds)")
     p.add_argument("--reference", metavar="path.py[:name]",
                    help="a reference policy played on every world as a baseline (such as the reference solver)")
-    p.add_argument("--price-in", metavar="USD", type=_price, help="price of a million input tokens, for the cost")
-    p.add_argument("--price-out", metavar="USD", type=_price, help="price of a million output tokens, for the cost")
+    p.add_argument("--price-in", metavar="USD", type=at_least_zero, help="price of a million input tokens, for the cost")
+    p.add_argument("--price-out", metavar="USD", type=at_least_zero, help="price of a million output tokens, for the cost")
     p.add_argument("--no-runs", action="store_true", help="remove the run directories once eval.json is written")
     p.add_argument("--max-tool-calls", metavar="N", type=non_negative,
                    help="tool calls allowed per episode (default: the environment's, 100)")

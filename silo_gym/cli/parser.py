@@ -33,6 +33,7 @@ __all__ = [
     "UsageError",
     "add_command_with_subcommands",
     "add_group",
+    "at_least_zero",
     "count",
     "directory",
     "non_negative",
@@ -108,6 +109,17 @@ def number_above_zero(text: str) -> float:
         value = -1.0
     if not 0 < value < float("inf"):
         raise ValueError("must be a number above 0.")
+    return value
+
+
+def at_least_zero(text: str) -> float:
+    """A finite number of at least 0 (``--latency-ms``, ``--price-in``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise ValueError("must be a number >= 0.")
     return value
 
 
