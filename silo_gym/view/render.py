@@ -176,8 +176,11 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     out = Path(out_dir) if out_dir is not None else source / "view"
     out = Path(os.path.abspath(out))
     evals = find_evals(source)  # an evaluation's directory: its page is the index (.eval_page)
-    run_dirs = ([d for e in evals if (e / "runs").is_dir() for d in find_run_dirs(e / "runs", skip=out)]
-                if evals else find_run_dirs(source, skip=out))
+    if evals == [source]:
+        run_dirs = find_run_dirs(source / "runs", skip=out) if (source / "runs").is_dir() else []
+    else:  # the evaluations' runs, and any runs beside them
+        run_dirs = [d for e in evals if (e / "runs").is_dir() for d in find_run_dirs(e / "runs", skip=out)]
+        run_dirs += find_run_dirs(source, skip=out)
     _check_out_dir(out)
     env = _jinja()
     replayer = Replayer(cwd) if replay else None

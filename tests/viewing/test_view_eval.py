@@ -11,8 +11,11 @@ import pytest
 
 pytest.importorskip("jinja2")
 
+import gymnasium as gym  # noqa: E402
+
 from silo_gym.eval import evaluate, load_report  # noqa: E402
 from silo_gym.view import ViewResult, build_view  # noqa: E402
+from silo_gym.wrappers import RecordRun  # noqa: E402
 
 from .runs import HOSTILE  # noqa: E402
 
@@ -70,9 +73,14 @@ def test_an_unreadable_evaluation_is_a_section_saying_why(tmp_path: Path) -> Non
     bad = tmp_path / "evals" / "broken"
     bad.mkdir(parents=True)
     (bad / "eval.json").write_text("{not json")
+    # A run recorded beside the evaluations is listed too.
+    env = RecordRun(gym.make("silo/demo-TASK-004"), runs_dir=tmp_path / "evals")
+    env.reset()
+    env.step({"answer": "nothing"})
     view = build_view(tmp_path / "evals", tmp_path / "out")
     page = view.index.read_text()
-    assert "unreadable:" in page and "is not JSON" in page and view.runs == []
+    assert "unreadable:" in page and "is not JSON" in page
+    assert [r.task_id for r in view.runs] == ["TASK-004"] and "all 1 run" in page
 
 
 selenium = pytest.importorskip("selenium")
