@@ -204,9 +204,10 @@ def evaluate(
         elif (out / EVAL_FILE).is_file() and not (out / RUNS_DIR).exists():
             # A complete evaluation whose runs were not kept: its eval.json is the result.
             report = load_report(out / EVAL_FILE)
-            if report.trials != n or list(report.tasks) != keys:
-                raise ResumeError(f"{out} holds another evaluation ({report.trials} trials of "
-                                  f"{len(report.tasks)} tasks); resume with its arguments.")
+            if (report.trials != n or list(report.tasks) != keys or report.data.get("seed") != seed
+                    or any(report.tasks[key].get("variants") != worlds.variants[key] for key in keys)):
+                raise ResumeError(f"{out} holds another evaluation ({report.trials} trials of {len(report.tasks)} "
+                                  f"tasks, seed {report.data.get('seed')}, its own worlds); resume with its arguments.")
             return report
         runs_dir = out / RUNS_DIR
         label = _label(policy, policy_name)

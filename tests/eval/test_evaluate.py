@@ -262,6 +262,12 @@ def test_no_runs_and_reading_back_a_complete_evaluation(tmp_path: Path) -> None:
     assert not (out / "runs").exists() and (out / "eval.json").is_file() and (out / "episodes.jsonl").is_file()
     again = evaluate("silo/demo-TASK-002", "random", trials=2, out_dir=out, resume=True)
     assert again.data == report.data == load_report(out).data
+    from silo_gym.data import ResumeError
+
+    with pytest.raises(ResumeError, match="holds another evaluation"):
+        evaluate("silo/demo-TASK-002", "random", trials=2, out_dir=out, resume=True, seed=1)
+    with pytest.raises(ResumeError, match="holds another evaluation"):
+        evaluate("silo/demo-TASK-002", "random", trials=2, out_dir=out, resume=True, variants=[4])
 
 
 class _Interrupting:
