@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "serve_cmd",
     "replay_cmd",
     "view_cmd",
+    "eval_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"
@@ -61,8 +62,9 @@ def build_parser() -> CommandParser:
 
 
 def _leaves(parser: CommandParser) -> Iterator[CommandParser]:
-    if parser.commands is None:
+    if parser.commands is None or parser.runs_alone:
         yield parser
+    if parser.commands is None:
         return
     for child in parser.commands.choices.values():
         yield from _leaves(child)
@@ -103,6 +105,8 @@ def _resolve(root: CommandParser, tokens: list[str]) -> tuple[CommandParser, lis
     parser, rest = root, tokens
     while parser.commands is not None:
         choices = parser.commands.choices
+        if parser.runs_alone and (not rest or rest[0] not in choices):
+            break  # the command's own flags (silo-gym eval --env demo)
         if parser is not root and (not rest or rest[0] == "" or (rest[0].startswith("-") and rest[0] not in (
                 "-h", "--help"))):
             raise UsageError(f'Missing <command>. Run "{parser.prog} --help" '

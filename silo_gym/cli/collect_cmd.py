@@ -41,13 +41,13 @@ from typing import Any
 
 from ..data import BACKENDS, preference_pairs, write
 from ..data.io import FORMATS, check_format_libraries
-from ..data.local_backend import CollectCounters, CollectionInterrupted
+from ..data.local_backend import CollectCounters
 from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
 from ..loader import find_environment
 from ..rounding import to_fixed
 from .model_policy import add_model_flags, check_model_server, is_model_spec, model_policy_factory
 from .parser import Commands, UsageError, count, non_negative, number_above_zero, whole_number
-from .progress import CollectProgress
+from .progress import CollectProgress, report_interruption
 
 __all__ = ["collect_command", "register"]
 
@@ -146,13 +146,7 @@ def collect_command(args: argparse.Namespace) -> int:
     except ResumeError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt as exc:
-        if progress_bar is not None:
-            progress_bar.close()
-            progress_bar = None
-        signum = exc.signum if isinstance(exc, CollectionInterrupted) else 2
-        sys.stderr.write(f"Interrupted: the finished episodes are in {os.path.join(out, STREAM_FILE)}; "
-                         "run the same command with --resume to finish the collection.\n")
-        return 128 + signum
+        return report_interruption(exc, progress_bar, os.path.join(out, STREAM_FILE), "episodes", "collection")
     finally:
         if progress_bar is not None:
             progress_bar.close()

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..rounding import to_fixed
 
-__all__ = ["CollectProgress"]
+__all__ = ["CollectProgress", "report_interruption"]
 
 
 class CollectProgress:
@@ -43,3 +43,18 @@ class CollectProgress:
 
     def close(self) -> None:
         self.bar.close()
+
+
+def report_interruption(exc: KeyboardInterrupt, bar: CollectProgress | None, stream: str, finished: str,
+                        work: str) -> int:
+    """After Ctrl-C or SIGTERM stopped a collection: close ``bar`` (closing again later does
+    nothing), say on stderr that the ``finished`` rows are in ``stream`` and that ``--resume``
+    finishes the ``work``; returns the exit code, 128 + the signal number."""
+    from ..data.local_backend import CollectionInterrupted
+
+    if bar is not None:
+        bar.close()
+    signum = exc.signum if isinstance(exc, CollectionInterrupted) else 2
+    sys.stderr.write(f"Interrupted: the finished {finished} are in {stream}; run the same command with --resume to "
+                     f"finish the {work}.\n")
+    return 128 + signum

@@ -61,6 +61,13 @@ Seeds: episode ``i`` of a task is reset with :func:`episode_seed` ``(seed, envir
 i)``, a SHA-256 of those values (stable across processes and Python versions, unlike ``hash``),
 so the same ``seed`` gives the same rows, apart from ``run_id``.
 
+Worlds: by default every episode plays the canonical world, or with ``variants=True`` the variant
+its reset seed draws. ``episode_variants`` fixes the world of each episode instead: a mapping
+from ``"<environment>/<task_id>"`` to a list whose entry ``i`` is the variant episode ``i`` of
+that task plays (``None``: the canonical world), passed to ``reset`` as ``options["variant"]``
+(docs/variants.md); tasks the mapping leaves out play as before. ``silo_gym.eval`` uses it so
+that trial ``i`` of a task plays the same world whatever the policy.
+
 Backends: ``backend="local"`` plays the episodes in this process, up to ``concurrency`` at once on
 one event loop (:mod:`silo_gym.data.local_backend`); ``backend="ray"`` plays them on a pool of Ray
 actors, up to ``concurrency`` at once in each (:mod:`silo_gym.data.ray_backend`, the
@@ -103,7 +110,7 @@ import inspect
 import os
 import shutil
 import threading
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -111,6 +118,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..errors import RunLimitError, SiloError
+from ..formats import VARIANT_LIMIT
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
@@ -122,7 +130,9 @@ __all__ = [
     "EpisodeJob",
     "EpisodeRunner",
     "RandomPolicy",
+    "check_episode_variants",
     "collect",
+    "drawn_variant",
     "episode_seed",
     "failed_row",
     "iter_collect",
@@ -150,6 +160,49 @@ def episode_seed(seed: int, environment: str, task_id: str, episode: int) -> int
     (an int in ``[0, 2**32)``)."""
     text = f"silo-gym/collect\x00{seed}\x00{environment}\x00{task_id}\x00{episode}"
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
+
+
+def drawn_variant(env: Any, seed: int, environment: str, task_id: str, episode: int, bound: bool) -> int | None:
+    """The variant world episode ``episode`` of ``task_id`` plays in a collection with
+    ``variants=True`` and base seed ``seed``: ``env`` (made with ``variants=True``) is reset
+    with the episode's seed, as the collection resets it, and ``info["variant"]`` is read.
+    ``bound``: ``env`` is the task's own id (else ``options={"task_id": task_id}``)."""
+    _, info = env.reset(seed=episode_seed(seed, environment, task_id, episode),
+                        options=None if bound else {"task_id": task_id})
+    variant = info.get("variant")
+    return variant if isinstance(variant, int) else None
+
+
+def check_episode_variants(episode_variants: Any, episodes_per_task: int) -> dict[str, list[int | None]] | None:
+    """``episode_variants`` (module docs, "Worlds") checked and copied: a mapping of
+    ``"<environment>/<task_id>"`` to a list of at least ``episodes_per_task`` entries, each a
+    variant number (an int with ``0 <= k < 2**63``) or ``None``.
+
+    Raises:
+        TypeError: not a mapping of strings to lists, or an entry that is not a variant number.
+        ValueError: a list shorter than ``episodes_per_task``.
+    """
+    if episode_variants is None:
+        return None
+    if not isinstance(episode_variants, Mapping):
+        raise TypeError(f"episode_variants must be a mapping of \"<environment>/<task_id>\" to a list of variants, "
+                        f"got {type(episode_variants).__name__}.")
+    checked: dict[str, list[int | None]] = {}
+    for key, worlds in episode_variants.items():
+        if not isinstance(key, str) or "/" not in key:
+            raise TypeError(f'episode_variants keys are "<environment>/<task_id>" strings, got {key!r}.')
+        if isinstance(worlds, (str, bytes)) or not isinstance(worlds, Sequence):
+            raise TypeError(f"episode_variants[{key!r}] must be a list of variants, got {type(worlds).__name__}.")
+        for value in worlds:
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not 0 <= value < VARIANT_LIMIT):
+                raise TypeError(f"episode_variants[{key!r}] holds {value!r}; a variant is an int with "
+                                "0 <= k < 2**63, or None for the canonical world (docs/variants.md).")
+        if len(worlds) < episodes_per_task:
+            raise ValueError(f"episode_variants[{key!r}] names {len(worlds)} world(s) for {episodes_per_task} "
+                             "episodes per task; give one per episode.")
+        checked[key] = list(worlds)
+    return checked
 
 
 class RandomPolicy:
@@ -501,12 +554,14 @@ class EpisodeRunner:
         env_paths: per id, the environment directory to register when the id is unknown in this
             process (a Ray worker started without the driver's ``SILO_GYM_PATH``).
         episode_timeout_s: with :meth:`arun`, the time one attempt may take, in seconds.
+        episode_variants: the world of each episode, checked (:func:`check_episode_variants`).
     """
 
     def __init__(self, env_ids: Sequence[str], policy: Any, *, env_kwargs: dict[str, Any] | None = None,
                  policy_name: str | None = None, runs_dir: str | os.PathLike[str] | None = None,
                  ship_artifacts: bool = False, cwd: str | os.PathLike[str] | None = None,
-                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None) -> None:
+                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None,
+                 episode_variants: Mapping[str, Sequence[int | None]] | None = None) -> None:
         self.kind, self.policy, label, self.agent_path = resolve_policy(policy, cwd)
         self.label = policy_name if policy_name is not None else label
         self.env_ids = [_expand_id(e) for e in env_ids]
@@ -515,6 +570,7 @@ class EpisodeRunner:
         self.ship_artifacts = ship_artifacts
         self.env_paths = list(env_paths) if env_paths is not None else [None] * len(self.env_ids)
         self.episode_timeout_s = episode_timeout_s
+        self.episode_variants = episode_variants
         self._free: dict[str, list[Any]] = {}
         self._all: dict[str, list[Any]] = {}
 
@@ -594,7 +650,12 @@ class EpisodeRunner:
         env = self.acquire(env_id)
         recorder = env if isinstance(env, RecordRun) else None
         before = recorder.run_dir if recorder is not None else None
-        return env_id, env, recorder, before, (None if job.bound else {"task_id": job.task_id})
+        options: dict[str, Any] | None = None if job.bound else {"task_id": job.task_id}
+        if self.episode_variants is not None:
+            worlds = self.episode_variants.get(f"{env.unwrapped.environment_name}/{job.task_id}")
+            if worlds is not None:
+                options = {**(options or {}), "variant": worlds[job.episode]}
+        return env_id, env, recorder, before, options
 
     @staticmethod
     def _drop_run_dir(recorder: RecordRun | None, before: str | None) -> None:
@@ -739,6 +800,7 @@ def _ordered(
     episode_timeout_s: float | None,
     skip: Container[tuple[str, str, int]] | None,
     counters: Any,
+    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
 ) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
     """Check the arguments now, then return the generator of ``(order, row)``."""
     if backend not in BACKENDS:
@@ -757,6 +819,7 @@ def _ordered(
                                           or not isinstance(episode_timeout_s, (int, float))
                                           or not 0 < episode_timeout_s < float("inf")):
         raise ValueError(f"episode_timeout_s must be a number of seconds above 0 or None, got {episode_timeout_s!r}.")
+    worlds = check_episode_variants(episode_variants, episodes_per_task)
     if backend == "local":
         from .local_backend import check_concurrency, iter_local
 
@@ -765,7 +828,7 @@ def _ordered(
         if ray_address is not None or ray_actor_options is not None:
             raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
         runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir,
-                               episode_timeout_s=episode_timeout_s)
+                               episode_timeout_s=episode_timeout_s, episode_variants=worlds)
         check_concurrency(runner, concurrency, episode_timeout_s, lambda: f"the policy {runner.label!r}")
         source = iter_local(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
                             concurrency=concurrency, skip=skip, counters=counters)
@@ -777,7 +840,7 @@ def _ordered(
                           env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
                           num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options,
                           concurrency=concurrency, episode_timeout_s=episode_timeout_s, skip=skip,
-                          counters=counters)
+                          counters=counters, episode_variants=worlds)
     if progress is None:
         return source
     return _with_progress(source, progress)
@@ -810,6 +873,7 @@ def iter_collect(
     episode_timeout_s: float | None = None,
     skip: Container[tuple[str, str, int]] | None = None,
     counters: Any = None,
+    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
     directory is in ``runs_dir``).
@@ -827,7 +891,8 @@ def iter_collect(
                        backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
+                       episode_variants=episode_variants)
     return _rows_only(ordered)
 
 
@@ -869,6 +934,7 @@ def collect(
     episode_timeout_s: float | None = None,
     skip: Container[tuple[str, str, int]] | None = None,
     counters: Any = None,
+    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
     episode (module docs for the columns, the policy kinds, failed rows and retries).
@@ -909,6 +975,9 @@ def collect(
             collection, :func:`silo_gym.data.stream.collect_jsonl`).
         counters: a :class:`~silo_gym.data.local_backend.CollectCounters` to keep live counts in
             (episodes started, rows handed over), for progress displays.
+        episode_variants: the world of each episode, by ``"<environment>/<task_id>"``: entry
+            ``i`` is the variant episode ``i`` plays, ``None`` the canonical world (module
+            docs, "Worlds"; checked by :func:`check_episode_variants`).
 
     Interruption (local backend, main thread): SIGINT/SIGTERM start no new episode and throw the
     ones in flight away; the rows finished before are handed over (``progress`` sees them), then
@@ -928,7 +997,8 @@ def collect(
                        backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
+                       episode_variants=episode_variants)
     items = list(ordered)
     items.sort(key=lambda item: item[0])
     return [row for _, row in items]

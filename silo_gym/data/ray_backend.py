@@ -223,7 +223,8 @@ class RayEpisodeWorker:
             self._runner = EpisodeRunner(
                 config["env_ids"], config["policy"], env_kwargs=config["env_kwargs"],
                 policy_name=config["policy_name"], runs_dir=runs_dir, ship_artifacts=runs_dir is not None,
-                cwd=config["cwd"], env_paths=config["env_paths"], episode_timeout_s=config["episode_timeout_s"])
+                cwd=config["cwd"], env_paths=config["env_paths"], episode_timeout_s=config["episode_timeout_s"],
+                episode_variants=config.get("episode_variants"))
             from .local_backend import check_concurrency
 
             runner = self._runner
@@ -309,9 +310,10 @@ def iter_ray(
     episode_timeout_s: float | None = None,
     skip: Any = None,
     counters: Any = None,
+    episode_variants: dict[str, list[int | None]] | None = None,
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
-    """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip`` and
-    ``counters`` as for :func:`silo_gym.data.collect`."""
+    """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip``,
+    ``counters`` and ``episode_variants`` as for :func:`silo_gym.data.collect`."""
     ray = require_ray()
     from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
@@ -339,6 +341,7 @@ def iter_ray(
         "record": runs_root is not None,
         "concurrency": concurrency,
         "episode_timeout_s": episode_timeout_s,
+        "episode_variants": episode_variants,
     }
     environments = [p.environment for p in plans]
 

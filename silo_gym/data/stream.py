@@ -32,7 +32,7 @@ import gymnasium as gym
 
 from ..jsonfmt import dumps_compact, dumps_compact_bytes, dumps_pretty_bytes, loads_strict
 from ..wrappers.record import write_atomic
-from .collect import EPISODE_COLUMNS, EnvPlan, episode_seed, iter_collect, plan_envs
+from .collect import EPISODE_COLUMNS, EnvPlan, check_episode_variants, drawn_variant, iter_collect, plan_envs
 from .io import write
 
 __all__ = ["MANIFEST", "STREAM_FILE", "ResumeError", "collect_jsonl", "read_stream"]
@@ -208,11 +208,13 @@ def _few(names: list[str], limit: int = 10) -> str:
 class _Plan:
     """The episodes of one collection, to tell its rows from others: which (environment, task,
     episode) it plays and how many times (ids may overlap), the policy label of its rows when known
-    without running the policy, and the variant each episode's seed draws."""
+    without running the policy, and the variant each episode plays (``episode_variants``, else the
+    one its seed draws)."""
 
     def __init__(self, plans: list[EnvPlan], episodes_per_task: int, seed: int, env_kwargs: dict[str, Any],
-                 policy_label: str | None) -> None:
+                 policy_label: str | None, episode_variants: dict[str, list[int | None]] | None = None) -> None:
         self.plans = plans
+        self.episode_variants = episode_variants or {}
         self.episodes_per_task = episodes_per_task
         self.seed = seed
         self.env_kwargs = env_kwargs
@@ -236,10 +238,7 @@ class _Plan:
         env = self._envs.get(plan.env_id)
         if env is None:
             env = self._envs[plan.env_id] = gym.make(plan.env_id, disable_env_checker=True, **self.env_kwargs)
-        _, info = env.reset(seed=episode_seed(self.seed, environment, task_id, episode),
-                            options=None if plan.bound else {"task_id": task_id})
-        variant = info.get("variant")
-        return variant if isinstance(variant, int) else None
+        return drawn_variant(env, self.seed, environment, task_id, episode, plan.bound)
 
     def problem(self, row: dict[str, Any], first_label: tuple[int, str] | None) -> str | None:
         """Why the episode row ``row`` is not one of this collection's, or ``None``."""
@@ -261,6 +260,13 @@ class _Plan:
         if self.policy_label is None and first_label is not None and row["policy"] != first_label[1]:
             return f'was played by policy "{row["policy"]}", but the row on line {first_label[0]} by "{first_label[1]}"'
         if row["reward"] is None:  # a failed row has no variant
+            return None
+        fixed = self.episode_variants.get(f"{environment}/{task_id}")
+        if fixed is not None:
+            if row["variant"] != fixed[episode]:
+                wanted = "the canonical world (variant null)" if fixed[episode] is None else f"variant {fixed[episode]}"
+                return (f"has variant {_kind(row['variant'])}, but this collection plays {wanted} for episode "
+                        f"{episode} of task {task_id}")
             return None
         if not self.variants:
             if row["variant"] is not None:
@@ -422,7 +428,9 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         policy_spec: how the policy is named in the record (default: ``str(policy)`` for a
             string, else the policy's ``name`` or type name); a resume must name it the same way.
         **collect_kwargs: passed to :func:`~silo_gym.data.iter_collect` (``concurrency``,
-            ``runs_dir``, ``progress``...); ``variants=True`` is recorded as an env kwarg.
+            ``runs_dir``, ``progress``...); ``variants=True`` is recorded as an env kwarg, and
+            ``episode_variants`` as ``episodeVariants`` (a resume checks each kept row's
+            variant against it).
 
     Raises:
         ResumeError: ``out_dir`` holds an unfinished collection and ``resume`` is false; or
@@ -444,6 +452,9 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
     record_path = out / MANIFEST
     label = policy_spec or (policy if isinstance(policy, str) else str(getattr(policy, "name", type(policy).__name__)))
     wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs)
+    fixed_worlds = check_episode_variants(collect_kwargs.get("episode_variants"), episodes_per_task)
+    if fixed_worlds is not None:  # recorded only when given: a plain collection's record is as it was
+        wanted["episodeVariants"] = fixed_worlds
     if out.exists() and not out.is_dir():
         raise ResumeError(f"{out} is not a directory; collect into a directory (it is created when missing).")
     # Taken before the record is read: a collection still running is not an unfinished one.
@@ -458,16 +469,17 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         if resume:
             if record is None:
                 raise ResumeError(f"Nothing to resume in {out}: it has no {MANIFEST} of an interrupted collection.")
-            differing = [k for k in wanted if record[k] != wanted[k]]
+            differing = [k for k in dict.fromkeys([*wanted, *record]) if k != "complete"
+                         and record.get(k) != wanted.get(k)]
             if differing:
-                theirs = ", ".join(f"{k}={record[k]!r}" for k in differing)
-                ours = ", ".join(f"{k}={wanted[k]!r}" for k in differing)
+                theirs = ", ".join(f"{k}={record.get(k)!r}" for k in differing)
+                ours = ", ".join(f"{k}={wanted.get(k)!r}" for k in differing)
                 raise ResumeError(f"{out} holds another collection ({theirs}); this one has {ours}. "
                                   "Resume with the same arguments, or write to another directory.")
             lines = _scan(stream)
             plans = plan_envs(ids, env_kwargs)
             plan = _Plan(plans, episodes_per_task, seed, dict(env_kwargs or {}),
-                         _row_label(policy, collect_kwargs.get("policy_name")))
+                         _row_label(policy, collect_kwargs.get("policy_name")), fixed_worlds)
             try:
                 done = _check_rows(stream, lines, plan)
             finally:

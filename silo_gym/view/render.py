@@ -19,6 +19,7 @@ from ..errors import SiloError
 from ..replay import Replayer
 from ..rounding import to_fixed
 from ..rundir import RUN_ARTIFACTS
+from .eval_page import find_evals, load_evals, render_evals
 from .model import RunView, TaskSummary, load_run, summarize
 
 __all__ = ["ViewResult", "build_view", "find_run_dirs"]
@@ -141,7 +142,7 @@ def _check_out_dir(out: Path) -> None:
         earlier = index.is_file() and _GENERATOR in index.read_text("utf-8", "replace")[:4000]
     except OSError as exc:
         raise _refused(out, f"cannot be read ({exc.strerror or exc}).") from None
-    if entries and not (earlier and entries <= {"index.html", "runs"}):
+    if entries and not (earlier and entries <= {"index.html", "runs", "runs.html"}):
         raise _refused(out, "is not empty and holds no earlier silo-gym view; choose another directory (the "
                             "report replaces its --out directory).")
 
@@ -152,7 +153,9 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     """Write the static report of every run under ``runs_dir`` (or of ``runs_dir`` itself).
 
     Writes ``<out_dir>/index.html`` and ``<out_dir>/runs/<run>.html``; ``out_dir`` defaults to
-    ``<runs_dir>/view``. The pages are built in a temporary directory beside ``out_dir`` and
+    ``<runs_dir>/view``. When ``runs_dir`` is an evaluation's directory (``eval.json``), or holds
+    evaluations' directories, ``index.html`` is the evaluations' page (:mod:`.eval_page`), the
+    runs are those of their ``runs/``, and their list is ``<out_dir>/runs.html``. The pages are built in a temporary directory beside ``out_dir`` and
     moved into place at the end, so an earlier report is replaced whole or not at all.
     ``replay`` replays each run that changed records (with its environment found from ``cwd``)
     to show their before and after; a run that cannot be replayed shows ids only, with a note.
@@ -172,7 +175,12 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     source = Path(runs_dir)
     out = Path(out_dir) if out_dir is not None else source / "view"
     out = Path(os.path.abspath(out))
-    run_dirs = find_run_dirs(source, skip=out)
+    evals = find_evals(source)  # an evaluation's directory: its page is the index (.eval_page)
+    if evals == [source]:
+        run_dirs = find_run_dirs(source / "runs", skip=out) if (source / "runs").is_dir() else []
+    else:  # the evaluations' runs, and any runs beside them
+        run_dirs = [d for e in evals if (e / "runs").is_dir() for d in find_run_dirs(e / "runs", skip=out)]
+        run_dirs += find_run_dirs(source, skip=out)
     _check_out_dir(out)
     env = _jinja()
     replayer = Replayer(cwd) if replay else None
@@ -195,6 +203,9 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
                 _write_page(staging / "runs" / f"{view.slug}.html", page.render(run=view))
         index = env.get_template("index.html.j2").render(runs=views, source=str(source),
                                                          chart=_chart(summarize(views)))
+        if evals:
+            _write_page(staging / "runs.html", index)
+            index = render_evals(env, load_evals(evals), views, str(source))
         _write_page(staging / "index.html", index)
         if out.exists():
             shutil.rmtree(out)
