@@ -177,6 +177,13 @@ class Curriculum:
         self._draws[i] += 1
         return self.items[i]
 
+    def __contains__(self, item: object) -> bool:
+        """Whether ``item`` (a :class:`CurriculumItem` or a tuple) is one of this curriculum's."""
+        try:
+            return self._item(item) in self._index
+        except ValueError:
+            return False
+
     def __iter__(self) -> Curriculum:
         return self
 
