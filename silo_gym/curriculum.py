@@ -8,9 +8,9 @@ floor so that no item starves:
 - each item keeps its last ``window`` scores (1 for a passed episode, 0 for a failed one, or any
   number in ``[0, 1]`` the caller reports); its *pass rate* is their mean (``None`` before the
   first);
-- its weight is ``q * (1 - q)`` with ``q = (sum of scores + 1) / (count + 2)``, the pass rate with
-  one pass and one failure added (so an item never seen weighs most, and one item passed once is
-  not taken for solved);
+- its weight is ``q * (1 - q)`` with ``q = (sum of scores + 0.5) / (count + 1)``, the pass rate
+  with half a pass and half a failure added (so an item never seen weighs most, and an item
+  passed once is not taken for solved, but a few equal results in a row tell);
 - its probability is ``floor / n + (1 - floor) * weight / total weight`` over the ``n`` items:
   a share ``floor`` of the draws is spread evenly, so every item is drawn with probability at
   least ``floor / n``.
@@ -76,7 +76,7 @@ class Curriculum:
     """
 
     def __init__(self, items: Iterable[CurriculumItem | Sequence[Any]], *, seed: int = 0, floor: float = 0.1,
-                 window: int = 32) -> None:
+                 window: int = 16) -> None:
         parsed = [self._item(i) for i in items]
         if not parsed:
             raise ValueError("A curriculum needs at least one (environment, task_id, variant) item.")
@@ -115,7 +115,7 @@ class Curriculum:
 
     @classmethod
     def from_ids(cls, env_ids: str | Iterable[str], *, variants_per_task: int = 0, variant_seed: int = 0,
-                 seed: int = 0, floor: float = 0.1, window: int = 32, **env_kwargs: Any) -> Curriculum:
+                 seed: int = 0, floor: float = 0.1, window: int = 16, **env_kwargs: Any) -> Curriculum:
         """The items of Gymnasium ids: every task of each ``silo/<env>`` (or ``<env>``) and each
         ``silo/<env>-<TASK>``, in id order, on the canonical world, or on ``variants_per_task``
         variant worlds each: the variants ``silo_gym.data.collect(..., variants=True,
@@ -162,7 +162,7 @@ class Curriculum:
         n = len(self.items)
         weights = np.empty(n, dtype=np.float64)
         for i, scores in enumerate(self._scores):
-            q = (sum(scores) + 1.0) / (len(scores) + 2.0)
+            q = (sum(scores) + 0.5) / (len(scores) + 1.0)
             weights[i] = q * (1.0 - q)
         total = float(weights.sum())
         spread = np.full(n, 1.0 / n)
