@@ -338,8 +338,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         self._checked: _Checked | None = None
         self._pending: list[tuple[Listener, str | None, str | None]] = []
         self.episode: Episode | None = None
-        #: The potential of the running episode under ``reward_mode="shaped"``, else None.
+        #: The potential of the running episode under ``reward_mode="shaped"``, else None, and per
+        #: verifier id which check labels read the answer (silo_gym.shaping), learned once per env.
         self._potential: ProgressPotential | None = None
+        self._answer_reads: dict[Any, dict[str, bool]] = {}
         self._transcript: list[str] = []
 
     # -- helpers --------------------------------------------------------------------------------
@@ -590,7 +592,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             raise self._world_refused(problem, variant)
         potential = None
         if self.reward_mode == "shaped":  # silo_gym.shaping: the verifier grades the initial world
-            potential = ProgressPotential(verifier, task, snapshot.restore())
+            reads = self._answer_reads.setdefault(getattr(verifier, "id", None), {})
+            potential = ProgressPotential(verifier, task, snapshot.restore(), reads)
             potential.value = potential.of(state)
         return _Start(task, verifier, variant, state, snapshot, potential)
 

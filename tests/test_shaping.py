@@ -188,3 +188,36 @@ def test_shaped_vector_env_batches_the_terms() -> None:
     assert rewards[0] == 0.0 and info["shaping"][0] == 0.0  # a read changes nothing
     assert info["final_info"]["shaping"][1] == 0.0 and rewards[1] == info["final_info"]["result"]["reward"][1]
     vec.close()
+
+
+COUNTING_VERIFIERS = '''
+from silo_gym import check, define_verifier
+
+ANSWERS = []
+
+
+def _check(final, initial, context):
+    ANSWERS.append(context.agent_output)
+    return [check("count is 1", final["count"] == 1), check("said ok", context.agent_output == "ok"),
+            check("never said no", "no" not in context.agent_output)]
+
+
+verifiers = [define_verifier(id="VER-001", task_id="TASK-001", name="Counter at one", check=_check)]
+'''
+
+
+def test_answer_reading_checks_are_learned_once_per_env(make_env_dir: Any, tmp_path: Any) -> None:
+    env_dir = make_env_dir(tmp_path, verifiers=COUNTING_VERIFIERS)
+    env = SiloEnv("widgets", "TASK-001", path=str(env_dir), reward_mode="shaped")
+    answers = env._verifiers[0].check_fn.__globals__["ANSWERS"]
+    _, info = env.reset(seed=0)
+    assert info["potential"] == 0.0  # "never said no" passes the empty answer, but reads it
+    assert len(answers) == 2 and answers[0] == "" and "start" in answers[1].split("\n")  # the probe names the world
+    rewards = [env.step({"tool": "bump"})[1], env.step({"tool": "peek"})[1]]
+    assert rewards == [1 / 3, 0.0]
+    env.step({"answer": "ok"})
+    assert answers[2:] == ["", "", "ok"]  # one grading per step from then on
+    del answers[:]
+    env.reset(seed=0)
+    env.step({"tool": "bump"})
+    assert answers == ["", ""]  # the next episode needs no probe
