@@ -21,15 +21,24 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .rounding import round2
+from .verifiers import VerifierCheck
 
 __all__ = ["component_fields", "components_reward", "reward_components"]
 
 
 def _parts(check: Any) -> tuple[str, bool, bool]:
-    """``(label, passed, required)`` of a ``VerifierCheck`` or of its JSON form."""
-    if isinstance(check, Mapping):
+    """``(label, passed, required)`` of a ``VerifierCheck`` or of its JSON form (a ``dict``)."""
+    if isinstance(check, dict):
         return str(check["label"]), bool(check["passed"]), bool(check["required"])
     return str(check.label), bool(check.passed), bool(check.required)
+
+
+def _free_label(label: str, taken: dict[str, Any]) -> str:
+    """``label #2``, ``label #3``...: the first that ``taken`` does not hold."""
+    n = 2
+    while f"{label} #{n}" in taken:
+        n += 1
+    return f"{label} #{n}"
 
 
 def reward_components(checks: Iterable[Any]) -> dict[str, dict[str, bool]]:
@@ -37,33 +46,30 @@ def reward_components(checks: Iterable[Any]) -> dict[str, dict[str, bool]]:
     their JSON dicts ``{label, passed, detail, required}``), in order; a repeated label gets
     ``" #2"``, ``" #3"``... (the first free one), so there is one entry per check.
     """
-    out: dict[str, dict[str, bool]] = {}
-    seen: dict[str, int] = {}
-    for check in checks:
-        label, passed, required = _parts(check)
-        key = label
-        if key in out:
-            n = seen.get(label, 1)
-            while key in out:
-                n += 1
-                key = f"{label} #{n}"
-            seen[label] = n
-        out[key] = {"passed": passed, "required": required}
-    return out
+    return component_fields(checks)["reward_components"]  # type: ignore[no-any-return]
 
 
 def component_fields(checks: Iterable[Any]) -> dict[str, Any]:
     """``{"reward_components", "required_fraction", "optional_fraction"}`` for ``checks`` (module
     docs); fresh objects on every call."""
-    components = reward_components(checks)
+    components: dict[str, dict[str, bool]] = {}
     required = optional = required_passed = optional_passed = 0
-    for part in components.values():
-        if part["required"]:
+    for check in checks:  # once per episode end: one pass, no ABC checks
+        if type(check) is VerifierCheck:  # check()/optional() stored a bool already
+            label, passed, is_required = check.label, check.passed, check.required
+            if type(label) is not str:
+                label = str(label)
+        else:
+            label, passed, is_required = _parts(check)
+        if label in components:
+            label = _free_label(label, components)
+        components[label] = {"passed": passed, "required": is_required}
+        if is_required:
             required += 1
-            required_passed += part["passed"]
+            required_passed += passed
         else:
             optional += 1
-            optional_passed += part["passed"]
+            optional_passed += passed
     return {
         "reward_components": components,
         "required_fraction": required_passed / required if required else 0.0,
