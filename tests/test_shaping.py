@@ -221,3 +221,17 @@ def test_answer_reading_checks_are_learned_once_per_env(make_env_dir: Any, tmp_p
     env.reset(seed=0)
     env.step({"tool": "bump"})
     assert answers == ["", ""]  # the next episode needs no probe
+
+
+def test_shaped_envs_pass_the_gymnasium_checker_and_collect_keeps_the_verifier_reward() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from silo_gym import data
+
+    env = gym.make("silo/project-TASK-003", reward_mode="shaped")
+    check_env(env.unwrapped, skip_render_check=True)
+    env.close()
+    shaped = data.collect("silo/project-TASK-003", "random", episodes_per_task=3, seed=2,
+                          env_kwargs={"reward_mode": "shaped"})
+    plain = data.collect("silo/project-TASK-003", "random", episodes_per_task=3, seed=2)
+    assert shaped == plain  # rows hold the episode's reward, not the last step's shaped one
