@@ -808,7 +808,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             reward = float(outcome.reward)
         potential = self._potential
         shaping = 0.0
-        if potential is not None and ep is self.episode:  # the ended episode's potential is 0
+        if potential is not None:  # reward_mode="shaped": the ended episode's potential is 0
             shaping, potential.value = 0.0 - potential.value, 0.0
             reward += shaping
         terminated = end.reason == "completed"

@@ -634,6 +634,16 @@ def _prompt(instruction: str, system_prompt: str) -> list[dict[str, str]]:
     return messages
 
 
+def _prompt_features(datasets: Any) -> Any:
+    """The columns of :func:`dataset` and :func:`curriculum_dataset` rows, typed (``variant`` is a
+    nullable int, also when every row is canonical)."""
+    return datasets.Features({
+        "prompt": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
+        "task_id": datasets.Value("string"), "seed": datasets.Value("int64"), "variant": datasets.Value("int64"),
+        "environment": datasets.Value("string"),
+    })
+
+
 def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
             system_prompt: str | None = None, **env_kwargs: Any) -> Any:
     """The prompts of a GRPO run as a ``datasets.Dataset``: ``repeats`` rows per task.
@@ -680,12 +690,7 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
                     rows["environment"].append(plan.environment)
         finally:
             env.close()
-    features = datasets.Features({
-        "prompt": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
-        "task_id": datasets.Value("string"), "seed": datasets.Value("int64"), "variant": datasets.Value("int64"),
-        "environment": datasets.Value("string"),
-    })
-    return datasets.Dataset.from_dict(rows, features=features)
+    return datasets.Dataset.from_dict(rows, features=_prompt_features(datasets))
 
 
 def curriculum_dataset(curriculum: Any, *, num_rows: int | None = None, seed: int = 0,
@@ -747,12 +752,7 @@ def curriculum_dataset(curriculum: Any, *, num_rows: int | None = None, seed: in
         finally:
             env.close()
 
-    features = datasets.Features({
-        "prompt": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
-        "task_id": datasets.Value("string"), "seed": datasets.Value("int64"), "variant": datasets.Value("int64"),
-        "environment": datasets.Value("string"),
-    })
-    return datasets.IterableDataset.from_generator(rows, features=features)
+    return datasets.IterableDataset.from_generator(rows, features=_prompt_features(datasets))
 
 
 def tool_schemas(env_class: type[SiloToolEnvironment]) -> list[dict[str, Any]]:
