@@ -21,6 +21,7 @@ from .bench_llm import bench_llm
 from .bench_peers import bench_peers
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
+from .bench_shaping import bench_shaping
 from .bench_tools import bench_tools
 from .bench_variants import bench_variants
 from .bench_view import bench_view
@@ -48,6 +49,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "llm": bench_llm,
     "peers": bench_peers,
     "eval": bench_eval,
+    "shaping": bench_shaping,
 }
 BENCHES = [*SCALED, *SINGLE]
 

@@ -8,6 +8,7 @@
                      [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
                      [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--worker-cpus X]
                      [--max-retries N] [--concurrency N] [--episode-timeout S] [--resume]
+                     [--group-size G]
     --policy openai:<model>|anthropic:<model> [--base-url URL] [--api chat|responses|text]
              [--temperature T] [--max-tokens N] [--client lean|sdk]
 
@@ -27,7 +28,10 @@ SIGTERM (exit 130 / 143) the file holds every finished row and ``--resume`` play
 (:mod:`silo_gym.data.stream`). ``--resume`` keeps only rows of the collection asked for: a row
 that is not an episode row, is outside the plan or is repeated, or a damaged ``.collect.json``,
 is refused (exit 1) with the file, the line and what to do, and nothing is changed; only a last
-line cut short by a crash is dropped (its episode is played again). ``--policy openai:<model>`` /
+line cut short by a crash is dropped (its episode is played again). ``--group-size G`` plays each task's episodes in groups of G that start from one world (one
+variant, one instruction; the ``group`` column), and pairs episodes only within their group
+(:func:`silo_gym.data.collect`, "Groups"); ``--episodes-per-task`` must be a multiple of G.
+``--policy openai:<model>`` /
 ``anthropic:<model>`` asks a served model (:mod:`silo_gym.cli.model_policy`); ``--client sdk``
 sends its requests through the official SDK instead of the lean HTTP path.
 """
@@ -73,6 +77,10 @@ def collect_command(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(str(exc)) from None
     episodes: int = args.episodes_per_task
+    group_size: int = args.group_size
+    if episodes % group_size:
+        raise UsageError(f"--episodes-per-task ({episodes}) must be a multiple of --group-size ({group_size}): "
+                         "every group plays that many episodes of one world.")
     seed: int = args.seed
     max_pairs: int | None = args.max_pairs_per_task
     env_kwargs: dict[str, Any] = {}
@@ -142,7 +150,8 @@ def collect_command(args: argparse.Namespace) -> int:
                              num_workers=num_workers if backend == "ray" else None,
                              ray_address=ray_address, max_retries=max_retries, ray_actor_options=actor_options,
                              concurrency=concurrency, episode_timeout_s=episode_timeout_s, counters=counters,
-                             policy_name=policy if policy_object is not policy else None)
+                             policy_name=policy if policy_object is not policy else None,
+                             group_size=group_size)
     except ResumeError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt as exc:
@@ -212,6 +221,8 @@ def register(commands: Commands) -> None:
                    help="episodes in flight at once on one event loop (per Ray worker), for model policies")
     p.add_argument("--episode-timeout", metavar="S", type=number_above_zero,
                    help="seconds an episode may take before it becomes a failed row (default: no limit)")
+    p.add_argument("--group-size", metavar="G", type=count, default=1,
+                   help="play each task's episodes in groups of G that start from one world (GRPO groups)")
     p.add_argument("--resume", action="store_true",
                    help="finish the interrupted collection in --out, playing only the episodes missing")
     add_model_flags(p)

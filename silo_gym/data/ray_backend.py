@@ -311,9 +311,10 @@ def iter_ray(
     skip: Any = None,
     counters: Any = None,
     episode_variants: dict[str, list[int | None]] | None = None,
+    group_size: int = 1,
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
     """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip``,
-    ``counters`` and ``episode_variants`` as for :func:`silo_gym.data.collect`."""
+    ``counters``, ``episode_variants`` and ``group_size`` as for :func:`silo_gym.data.collect`."""
     ray = require_ray()
     from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
@@ -376,7 +377,7 @@ def iter_ray(
 
         calls: dict[Any, _Call] = {}
         fresh: Iterator[EpisodeJob] = (job for pos, plan in enumerate(plans)
-                                       for job in plan.jobs(pos, episodes_per_task, seed)
+                                       for job in plan.jobs(pos, episodes_per_task, seed, group_size)
                                        if skip is None or (plan.environment, job.task_id, job.episode) not in skip)
         spent: dict[Order, int] = {}  # model-call retries of earlier attempts, per episode
         lookahead: list[EpisodeJob] = []
@@ -439,7 +440,7 @@ def iter_ray(
             label = slots[call.slot].info.get("label") or policy_name or str(config["policy"])
             text = error if timed_out else f"Episode failed after {call.attempt + 1} attempt(s): {error}"
             row = failed_row(environments[job.env_pos], job.task_id, job.episode, label, text,
-                             spent.pop(job.order, 0))
+                             spent.pop(job.order, 0), job.group)
             return job.order, row
 
         def finish(call: _Call, outcome: tuple[str, Any, Any]) -> tuple[Order, dict[str, Any]] | None:

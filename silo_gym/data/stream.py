@@ -32,7 +32,15 @@ import gymnasium as gym
 
 from ..jsonfmt import dumps_compact, dumps_compact_bytes, dumps_pretty_bytes, loads_strict
 from ..wrappers.record import write_atomic
-from .collect import EPISODE_COLUMNS, EnvPlan, check_episode_variants, drawn_variant, iter_collect, plan_envs
+from .collect import (
+    EPISODE_COLUMNS,
+    EnvPlan,
+    check_episode_variants,
+    check_group_size,
+    drawn_variant,
+    iter_collect,
+    plan_envs,
+)
 from .io import write
 
 __all__ = ["MANIFEST", "STREAM_FILE", "ResumeError", "collect_jsonl", "read_stream"]
@@ -137,6 +145,9 @@ _STRING = (lambda v: isinstance(v, str), "a string")
 _STRING_OR_NULL = (lambda v: v is None or isinstance(v, str), "a string or null")
 _ARRAY_OR_NULL = (lambda v: v is None or isinstance(v, list), "an array or null")
 _COUNT_OR_NULL = (lambda v: v is None or _is_count(v), "a whole number or null")
+_OBJECT_OR_NULL = (lambda v: v is None or isinstance(v, dict), "an object or null")
+_FRACTION_OR_NULL = (lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1),
+                     "a number from 0 to 1 or null")
 
 #: Per column of an episode row (:data:`~silo_gym.data.EPISODE_COLUMNS`): the test of its JSON
 #: value and the words for it.
@@ -145,6 +156,7 @@ _COLUMN_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "task_id": _STRING,
     "episode": (_is_count, "a whole number >= 0"),
     "variant": _COUNT_OR_NULL,
+    "group": _COUNT_OR_NULL,
     "run_id": _STRING_OR_NULL,
     "policy": _STRING,
     "prompt": _ARRAY_OR_NULL,
@@ -155,6 +167,9 @@ _COLUMN_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "required_passed": _COUNT_OR_NULL,
     "required_total": _COUNT_OR_NULL,
     "checks": _ARRAY_OR_NULL,
+    "reward_components": _OBJECT_OR_NULL,
+    "required_fraction": _FRACTION_OR_NULL,
+    "optional_fraction": _FRACTION_OR_NULL,
     "state_diff": _STRING_OR_NULL,
     "termination_reason": _STRING_OR_NULL,
     "error": _STRING_OR_NULL,
@@ -165,10 +180,11 @@ _COLUMN_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 assert tuple(_COLUMN_TYPES) == EPISODE_COLUMNS
 
 #: The columns a failed row (:func:`~silo_gym.data.failed_row`) sets; all others are null.
-_FAILED_ROW_COLUMNS = ("environment", "task_id", "episode", "policy", "error", "retries")
+_FAILED_ROW_COLUMNS = ("environment", "task_id", "episode", "group", "policy", "error", "retries")
 #: The columns only a failed row leaves null.
 _PLAYED_COLUMNS = ("prompt", "messages", "actions", "passed", "required_passed", "required_total", "checks",
-                   "state_diff", "termination_reason", "tool_calls", "tool_errors", "retries")
+                   "reward_components", "required_fraction", "optional_fraction", "state_diff",
+                   "termination_reason", "tool_calls", "tool_errors", "retries")
 
 
 def _row_problem(row: dict[str, Any]) -> str | None:
@@ -212,10 +228,12 @@ class _Plan:
     one its seed draws)."""
 
     def __init__(self, plans: list[EnvPlan], episodes_per_task: int, seed: int, env_kwargs: dict[str, Any],
-                 policy_label: str | None, episode_variants: dict[str, list[int | None]] | None = None) -> None:
+                 policy_label: str | None, episode_variants: dict[str, list[int | None]] | None = None,
+                 group_size: int = 1) -> None:
         self.plans = plans
         self.episode_variants = episode_variants or {}
         self.episodes_per_task = episodes_per_task
+        self.group_size = group_size
         self.seed = seed
         self.env_kwargs = env_kwargs
         self.policy_label = policy_label
@@ -238,7 +256,7 @@ class _Plan:
         env = self._envs.get(plan.env_id)
         if env is None:
             env = self._envs[plan.env_id] = gym.make(plan.env_id, disable_env_checker=True, **self.env_kwargs)
-        return drawn_variant(env, self.seed, environment, task_id, episode, plan.bound)
+        return drawn_variant(env, self.seed, environment, task_id, episode, plan.bound, self.group_size)
 
     def problem(self, row: dict[str, Any], first_label: tuple[int, str] | None) -> str | None:
         """Why the episode row ``row`` is not one of this collection's, or ``None``."""
@@ -255,6 +273,10 @@ class _Plan:
             plays = (f"episodes 0 to {self.episodes_per_task - 1}" if self.episodes_per_task > 1
                      else "episode 0 only" if self.episodes_per_task == 1 else "no episodes")
             return f"is episode {episode} of task {task_id}, but this collection plays {plays} of each task"
+        group = episode // self.group_size if self.group_size > 1 else None
+        if row["group"] != group:
+            return (f"has group {_kind(row['group'])}, but this collection plays episode {episode} of each task in "
+                    + (f"group {group} (groups of {self.group_size})" if group is not None else "no group (group null)"))
         if self.policy_label is not None and row["policy"] != self.policy_label:
             return f'was played by policy "{row["policy"]}", but this collection\'s policy is "{self.policy_label}"'
         if self.policy_label is None and first_label is not None and row["policy"] != first_label[1]:
@@ -321,6 +343,19 @@ _RECORD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "envKwargs": (lambda v: isinstance(v, dict), "an object"),
     "complete": (lambda v: isinstance(v, bool), "true or false"),
 }
+#: Keys a record has only sometimes (``groupSize``: a grouped collection), with their tests.
+_OPTIONAL_RECORD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "groupSize": (lambda v: _is_count(v) and v >= 1, "a whole number >= 1"),
+    "episodeVariants": (lambda v: isinstance(v, dict), "an object"),
+}
+
+
+def _recorded(record: dict[str, Any], key: str) -> Any:
+    """``record[key]``, with a missing ``groupSize`` read as 1 (an ungrouped collection) and a
+    missing ``episodeVariants`` as ``None`` (worlds drawn from the seeds)."""
+    if key == "groupSize":
+        return record.get(key, 1)
+    return record.get(key) if key in _OPTIONAL_RECORD_TYPES else record[key]
 
 
 def _record_problem(record: Any) -> str | None:
@@ -329,7 +364,8 @@ def _record_problem(record: Any) -> str | None:
     missing = [k for k in _RECORD_TYPES if k not in record]
     if missing:
         return f"it lacks {_quoted(missing)}"
-    for key, (test, words) in _RECORD_TYPES.items():
+    optional = {k: t for k, t in _OPTIONAL_RECORD_TYPES.items() if k in record}
+    for key, (test, words) in {**_RECORD_TYPES, **optional}.items():
         value = record[key]
         if not test(value):
             kind = _kind(value)
@@ -370,9 +406,12 @@ def _require_file(path: Path, what: str) -> None:
 
 
 def _manifest(ids: list[str], policy: str, seed: int, episodes_per_task: int,
-              env_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-    return {"ids": ids, "policy": policy, "seed": seed, "episodesPerTask": episodes_per_task,
-            "envKwargs": dict(env_kwargs or {})}
+              env_kwargs: dict[str, Any] | None, group_size: int = 1) -> dict[str, Any]:
+    record = {"ids": ids, "policy": policy, "seed": seed, "episodesPerTask": episodes_per_task,
+              "envKwargs": dict(env_kwargs or {})}
+    if group_size != 1:  # only grouped collections record it: older records stay valid
+        record["groupSize"] = group_size
+    return record
 
 
 def _order_key(plans: list[EnvPlan]) -> Callable[[dict[str, Any]], tuple[int, int, int]]:
@@ -444,6 +483,8 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         KeyboardInterrupt: the collection was interrupted; the rows finished are in the file.
     """
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    group_size = collect_kwargs.get("group_size", 1)
+    check_group_size(group_size, episodes_per_task)
     variants = collect_kwargs.pop("variants", False)
     if variants is not False:  # recorded with the env kwargs, so a resume must ask for it too
         env_kwargs = {**(env_kwargs or {}), "variants": variants}
@@ -451,7 +492,7 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
     stream = out / STREAM_FILE
     record_path = out / MANIFEST
     label = policy_spec or (policy if isinstance(policy, str) else str(getattr(policy, "name", type(policy).__name__)))
-    wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs)
+    wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs, group_size)
     fixed_worlds = check_episode_variants(collect_kwargs.get("episode_variants"), episodes_per_task)
     if fixed_worlds is not None:  # recorded only when given: a plain collection's record is as it was
         wanted["episodeVariants"] = fixed_worlds
@@ -469,17 +510,18 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         if resume:
             if record is None:
                 raise ResumeError(f"Nothing to resume in {out}: it has no {MANIFEST} of an interrupted collection.")
-            differing = [k for k in dict.fromkeys([*wanted, *record]) if k != "complete"
-                         and record.get(k) != wanted.get(k)]
+            keys = [*_RECORD_TYPES, *_OPTIONAL_RECORD_TYPES]
+            keys.remove("complete")
+            differing = [k for k in keys if _recorded(record, k) != _recorded(wanted, k)]
             if differing:
-                theirs = ", ".join(f"{k}={record.get(k)!r}" for k in differing)
-                ours = ", ".join(f"{k}={wanted.get(k)!r}" for k in differing)
+                theirs = ", ".join(f"{k}={_recorded(record, k)!r}" for k in differing)
+                ours = ", ".join(f"{k}={_recorded(wanted, k)!r}" for k in differing)
                 raise ResumeError(f"{out} holds another collection ({theirs}); this one has {ours}. "
                                   "Resume with the same arguments, or write to another directory.")
             lines = _scan(stream)
             plans = plan_envs(ids, env_kwargs)
             plan = _Plan(plans, episodes_per_task, seed, dict(env_kwargs or {}),
-                         _row_label(policy, collect_kwargs.get("policy_name")), fixed_worlds)
+                         _row_label(policy, collect_kwargs.get("policy_name")), fixed_worlds, group_size)
             try:
                 done = _check_rows(stream, lines, plan)
             finally:

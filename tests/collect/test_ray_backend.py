@@ -127,6 +127,14 @@ def test_results_do_not_depend_on_the_number_of_workers(ray_cluster):
     assert preference_pairs(two) == preference_pairs(local)
 
 
+def test_grouped_collection_is_the_same_on_ray(ray_cluster):
+    local = collect(DEMO, "random", episodes_per_task=4, seed=4, group_size=2, variants=True)
+    remote = collect(DEMO, "random", episodes_per_task=4, seed=4, group_size=2, variants=True, backend="ray",
+                     num_workers=2)
+    assert remote == local and [r["group"] for r in remote[:4]] == [0, 0, 1, 1]
+    assert remote[0]["variant"] == remote[1]["variant"] != remote[2]["variant"]
+
+
 def test_pickled_policy_object(ray_cluster):
     from ray import cloudpickle  # Ray's own copy: registering with the cloudpickle package would not do
 
