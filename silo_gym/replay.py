@@ -56,10 +56,35 @@ REGRADE_FILE = "regrade.json"
 #: Replays run without a deadline: the recorded calls all ran before it (§5.2).
 _NO_DEADLINE_MS = 10**12
 _SHOWN = 300  # characters of a value shown in a divergence
+_BEFORE = 60  # of those, characters shown before the first difference
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} characters)"
+def first_difference(a: str, b: str) -> int | None:
+    """The index of the first character where ``a`` and ``b`` differ (the length of the shorter
+    one when it is a prefix of the other), or ``None`` when they are equal."""
+    if a == b:
+        return None
+    n = min(len(a), len(b))
+    low, high = 0, n  # a[:low] == b[:low]; the answer lies in [low, high]
+    while low < high:  # halving on slices: fast for the long lines of a state diff
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _window(text: str, at: int | None) -> str:
+    """``text`` shortened to :data:`_SHOWN` characters around index ``at`` (the first difference),
+    with ``…`` where something was cut and the length when it was."""
+    if len(text) <= _SHOWN:
+        return text
+    start = 0 if at is None or at < _SHOWN - _BEFORE else at - _BEFORE
+    end = min(len(text), start + _SHOWN)
+    head = "…" if start else ""
+    tail = "…" if end < len(text) else ""
+    return f"{head}{text[start:end]}{tail} ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -76,9 +101,12 @@ class Divergence:
     replayed: str
 
     def __str__(self) -> str:
-        return (f"{self.where}: {self.what}\n"
-                f"  recorded: {_short(self.recorded)}\n"
-                f"  replayed: {_short(self.replayed)}")
+        at = first_difference(self.recorded, self.replayed)
+        cut = len(self.recorded) > _SHOWN or len(self.replayed) > _SHOWN
+        where = f" (first difference at character {at + 1})" if at is not None and cut else ""
+        return (f"{self.where}: {self.what}{where}\n"
+                f"  recorded: {_window(self.recorded, at)}\n"
+                f"  replayed: {_window(self.replayed, at)}")
 
 
 @dataclass
