@@ -8,6 +8,7 @@ JavaScript, no server and no network. The reward chart is inline SVG drawn here.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import webbrowser
@@ -24,6 +25,8 @@ from .model import RunView, TaskSummary, load_run, summarize
 __all__ = ["ViewResult", "build_view", "find_run_dirs"]
 
 _GENERATOR = '<meta name="generator" content="silo-gym view">'
+#: The index pages a report holds: ``index.html``, then ``index-2.html``... (the run list split).
+_INDEX_PAGE = re.compile(r"index(?:-[1-9][0-9]*)?\.html")
 _CHART_WIDTH = 760
 _LABEL_WIDTH = 190
 _SPAN = 360
@@ -124,26 +127,80 @@ def _refused(out: Path, problem: str) -> SiloError:
     return SiloError("output_invalid", f"--out {out} {problem}", {"out": str(out)})
 
 
-def _check_out_dir(out: Path) -> None:
-    """Refuse to replace anything but a missing or empty directory or an earlier report; a
-    symbolic link is refused too (replacing it would either follow it and replace its target, or
-    turn the user's link into a directory)."""
+def _is_page(path: Path) -> bool:
+    """A regular file (not a link) named ``*.html`` whose head carries this viewer's generator tag."""
+    if path.suffix != ".html" or path.is_symlink() or not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(4000)
+    return _GENERATOR.encode() in head
+
+
+def _report_files(out: Path) -> tuple[list[Path], Path | None]:
+    """The files of the earlier report in ``out`` (its pages), and the first thing in ``out`` this
+    viewer does not write (``None`` when there is none): another file or directory, a link, a
+    page without its generator tag, anything inside ``runs/`` but pages. ``out`` holds an earlier
+    report only when its ``index.html`` is one of the viewer's pages."""
+    files: list[Path] = []
+    for name in sorted(os.listdir(out)):
+        path = out / name
+        if name == "runs" and path.is_dir() and not path.is_symlink():
+            for page in sorted(os.listdir(path)):
+                if not _is_page(path / page):
+                    return files, path / page
+                files.append(path / page)
+        elif _INDEX_PAGE.fullmatch(name) and _is_page(path):
+            files.append(path)
+        else:
+            return files, path
+    return files, None
+
+
+def _check_out_dir(out: Path, source: Path) -> None:
+    """Refuse to replace anything but a missing or empty directory or an earlier report (nothing
+    in it but the pages this viewer writes); a symbolic link is refused too (replacing it would
+    either follow it and replace its target, or turn the user's link into a directory), and so is
+    an ``out`` that holds the runs shown."""
     if os.path.islink(out):
         raise _refused(out, f"is a symbolic link (to {os.readlink(out)}); the report replaces its --out directory "
                             "whole, so give the directory itself, or remove the link.")
+    inside = os.path.realpath(source)
+    if os.path.commonpath([inside, os.path.realpath(out)]) == os.path.realpath(out):
+        raise _refused(out, f"holds the runs to show ({source}); the report replaces its --out directory whole, "
+                            "so write it somewhere else (the default is RUNS_DIR/view).")
     if not out.exists():
         return
     if not out.is_dir():
         raise _refused(out, "exists and is not a directory.")
     try:
-        entries = set(os.listdir(out))
-        index = out / "index.html"
-        earlier = index.is_file() and _GENERATOR in index.read_text("utf-8", "replace")[:4000]
+        if not os.listdir(out):
+            return
+        _, foreign = _report_files(out)
+        earlier = _is_page(out / "index.html")
     except OSError as exc:
         raise _refused(out, f"cannot be read ({exc.strerror or exc}).") from None
-    if entries and not (earlier and entries <= {"index.html", "runs"}):
+    if not earlier:
         raise _refused(out, "is not empty and holds no earlier silo-gym view; choose another directory (the "
                             "report replaces its --out directory).")
+    if foreign is not None:
+        raise _refused(out, f"holds an earlier silo-gym view and also {foreign}, which the view did not write; "
+                            "move that out, or choose another directory (the report replaces its --out directory "
+                            "and deletes only its own pages).")
+
+
+def _remove_report(out: Path) -> None:
+    """Delete the earlier report in ``out`` file by file, then its directories: only what
+    :func:`_report_files` vouches for, so something added meanwhile makes this fail (``OSError``:
+    the directory is not empty) instead of being deleted."""
+    files, foreign = _report_files(out)
+    if foreign is not None:
+        raise _refused(out, f"changed while the report was written: it now holds {foreign}, which the view did not "
+                            "write; nothing was replaced.")
+    for path in files:
+        path.unlink()
+    if (out / "runs").is_dir():
+        os.rmdir(out / "runs")
+    os.rmdir(out)
 
 
 def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, *,
@@ -173,7 +230,7 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     out = Path(out_dir) if out_dir is not None else source / "view"
     out = Path(os.path.abspath(out))
     run_dirs = find_run_dirs(source, skip=out)
-    _check_out_dir(out)
+    _check_out_dir(out, source)
     env = _jinja()
     replayer = Replayer(cwd) if replay else None
     try:
@@ -197,7 +254,7 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
                                                          chart=_chart(summarize(views)))
         _write_page(staging / "index.html", index)
         if out.exists():
-            shutil.rmtree(out)
+            _remove_report(out)
         os.replace(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
