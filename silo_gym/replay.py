@@ -33,6 +33,7 @@ from typing import Any
 from .env import SiloEnv
 from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, recorded_not_plain_reason
 from .errors import SiloError, VerifierError
+from .files import read_run_file
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes, loads_strict
 from .plain_json import describe_path
 from .rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
@@ -499,7 +500,7 @@ def _earlier_regrade(directory: Path) -> bool:
     """Whether ``directory`` holds a ``regrade.json`` written by regrade (its ``result.json`` is
     then an earlier regrade's, not a recorded one)."""
     try:
-        summary = loads_strict((directory / REGRADE_FILE).read_bytes())
+        summary = loads_strict(read_run_file(directory / REGRADE_FILE))  # a FIFO there must not block
     except (OSError, ValueError):
         return False
     return isinstance(summary, dict) and "runId" in summary and "changedChecks" in summary
