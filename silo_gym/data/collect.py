@@ -114,7 +114,7 @@ from ..errors import RunLimitError, SiloError
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
-from ..wrappers.record import RecordRun
+from ..wrappers.record import RecordRun, RunDirJournal
 
 __all__ = [
     "BACKENDS",
@@ -501,12 +501,14 @@ class EpisodeRunner:
         env_paths: per id, the environment directory to register when the id is unknown in this
             process (a Ray worker started without the driver's ``SILO_GYM_PATH``).
         episode_timeout_s: with :meth:`arun`, the time one attempt may take, in seconds.
+        run_journal: told of every run directory it creates (``RecordRun``'s ``journal``).
     """
 
     def __init__(self, env_ids: Sequence[str], policy: Any, *, env_kwargs: dict[str, Any] | None = None,
                  policy_name: str | None = None, runs_dir: str | os.PathLike[str] | None = None,
                  ship_artifacts: bool = False, cwd: str | os.PathLike[str] | None = None,
-                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None) -> None:
+                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None,
+                 run_journal: RunDirJournal | None = None) -> None:
         self.kind, self.policy, label, self.agent_path = resolve_policy(policy, cwd)
         self.label = policy_name if policy_name is not None else label
         self.env_ids = [_expand_id(e) for e in env_ids]
@@ -515,6 +517,7 @@ class EpisodeRunner:
         self.ship_artifacts = ship_artifacts
         self.env_paths = list(env_paths) if env_paths is not None else [None] * len(self.env_ids)
         self.episode_timeout_s = episode_timeout_s
+        self.run_journal = run_journal
         self._free: dict[str, list[Any]] = {}
         self._all: dict[str, list[Any]] = {}
 
@@ -533,7 +536,7 @@ class EpisodeRunner:
                 register_environment(path)
         env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
         if self.runs_dir is not None:
-            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path)
+            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path, journal=self.run_journal)
         self._all.setdefault(env_id, []).append(env)
         return env
 
@@ -739,6 +742,7 @@ def _ordered(
     episode_timeout_s: float | None,
     skip: Container[tuple[str, str, int]] | None,
     counters: Any,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
     """Check the arguments now, then return the generator of ``(order, row)``."""
     if backend not in BACKENDS:
@@ -765,7 +769,7 @@ def _ordered(
         if ray_address is not None or ray_actor_options is not None:
             raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
         runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir,
-                               episode_timeout_s=episode_timeout_s)
+                               episode_timeout_s=episode_timeout_s, run_journal=run_journal)
         check_concurrency(runner, concurrency, episode_timeout_s, lambda: f"the policy {runner.label!r}")
         source = iter_local(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
                             concurrency=concurrency, skip=skip, counters=counters)
@@ -777,7 +781,7 @@ def _ordered(
                           env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
                           num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options,
                           concurrency=concurrency, episode_timeout_s=episode_timeout_s, skip=skip,
-                          counters=counters)
+                          counters=counters, run_journal=run_journal)
     if progress is None:
         return source
     return _with_progress(source, progress)
@@ -810,6 +814,7 @@ def iter_collect(
     episode_timeout_s: float | None = None,
     skip: Container[tuple[str, str, int]] | None = None,
     counters: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
     directory is in ``runs_dir``).
@@ -820,14 +825,16 @@ def iter_collect(
     bounded by what the caller keeps (at most ``concurrency`` episodes in flight and as many rows
     waiting, per Ray worker with Ray). The arguments are checked when ``iter_collect`` is called
     (a missing Ray raises then); episodes start on the first ``next()``. Closing the iterator
-    early stops the episodes in flight (thrown away: no row, no run directory) and the workers.
+    early stops the episodes in flight (thrown away: no row, no run directory) and the workers,
+    and deletes the run directories of rows finished but never yielded: every run directory
+    left is a yielded row's.
     """
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
                        env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
                        backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters, run_journal=run_journal)
     return _rows_only(ordered)
 
 
@@ -869,6 +876,7 @@ def collect(
     episode_timeout_s: float | None = None,
     skip: Container[tuple[str, str, int]] | None = None,
     counters: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
     episode (module docs for the columns, the policy kinds, failed rows and retries).
@@ -909,6 +917,10 @@ def collect(
             collection, :func:`silo_gym.data.stream.collect_jsonl`).
         counters: a :class:`~silo_gym.data.local_backend.CollectCounters` to keep live counts in
             (episodes started, rows handed over), for progress displays.
+        run_journal: with ``runs_dir``, told of every run directory before and after it is created
+            (:class:`~silo_gym.wrappers.record.RunDirJournal`; a streamed collection keeps them in
+            ``.collect-runs``, :mod:`silo_gym.data.run_journal`, so that a resume after a crash
+            deletes those no row names).
 
     Interruption (local backend, main thread): SIGINT/SIGTERM start no new episode and throw the
     ones in flight away; the rows finished before are handed over (``progress`` sees them), then
@@ -928,7 +940,7 @@ def collect(
                        backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters, run_journal=run_journal)
     items = list(ordered)
     items.sort(key=lambda item: item[0])
     return [row for _, row in items]
