@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ToolError
+from .plain_json import copy_containers
 from .validation import CompiledSchema, compile_schema
 
 __all__ = [
@@ -140,8 +141,9 @@ def error_payload(exc: Exception) -> dict[str, Any]:
 class Tool:
     """A tool bound to one episode's state (silo-format §3.2).
 
-    ``execute(input)`` validates the input, runs the tool, clones its output and returns a tool
-    result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
+    ``execute(input)`` validates the input, runs the tool on its own copy of the input (so a tool
+    that writes into it never changes what the caller sent, or what the trace recorded), clones
+    its output and returns a tool result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
     raises an ``Exception`` (``KeyboardInterrupt`` and ``SystemExit`` propagate). An exception
     other than ``ToolError`` is also logged, with its traceback, at DEBUG on the
     ``silo_gym.tools`` logger (the payload holds only its message, §3.4).
@@ -178,7 +180,8 @@ class Tool:
             }, False
         floats: list[bool] = []
         try:
-            return {"output": _clone(self._run(self.state, args), floats)}, bool(floats)
+            # The tool gets its own copy: what the caller sent (and the trace recorded) stays as sent.
+            return {"output": _clone(self._run(self.state, copy_containers(args)), floats)}, bool(floats)
         except Exception as exc:  # §3.4: every failure of run becomes an error result
             if not isinstance(exc, ToolError) and _logger.isEnabledFor(logging.DEBUG):
                 # The agent sees only str(exc) (§3.4); an author debugging the tool wants the rest.
