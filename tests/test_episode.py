@@ -245,10 +245,13 @@ def odd_env(tmp_path, make_env_dir):
     return env
 
 
-def test_run_receives_the_very_input_object(odd_env):
+def test_run_receives_its_own_copy_of_the_input(odd_env):
+    # silo-format §3.1 said the very object; amended (docs/spec-amendments.md): the tool's writes
+    # stay in its copy, so what the agent sent, and the trace recorded, is unchanged.
     given = {"x": 1}
     assert odd_env.call_tool("tag", given) == {"output": {"same": True}}
-    assert given == {"x": 1, "seen": True}
+    assert given == {"x": 1}
+    assert odd_env.episode.state["inputs"][-1] == {"x": 1, "seen": True}
     assert odd_env.call_tool("tag") == {"output": {"same": True}}
     assert odd_env.episode.state["inputs"][-1] == {"seen": True}
 
