@@ -29,6 +29,7 @@ from .loader import Environment, accepts_variant, open_environment, open_environ
 from .provenance import environment_hash_of
 from .snapshot import Snapshot, round_trips_exactly
 from .spaces import JsonText, ToolCall
+from .time_limit import check_called_without_time_limit
 from .tools import tool_list
 from .verifiers import find_verifier
 
@@ -451,8 +452,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 wrong type, e.g. ``create_state`` returned no world (not a dict, or one too deep to
                 copy); ``VerifierError`` from grading an abandoned episode. Only the last comes
                 after the running episode was ended.
-            ValueError, TypeError: malformed options, or a per-task env given another task id.
+            ValueError, TypeError: malformed options, or a per-task env given another task id;
+                ``ValueError`` when called through Gymnasium's ``TimeLimit``
+                (``max_episode_steps``; :mod:`silo_gym.time_limit`).
         """
+        check_called_without_time_limit()  # gym.make(id, max_episode_steps=N): never a cut-off episode
         # Listeners added for this reset belong to the new episode only, even if this reset fails.
         listeners, self._pending = self._pending, []
         requested = self._requested_task(options)  # bad options fail before the episode ends

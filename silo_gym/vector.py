@@ -41,6 +41,7 @@ from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
 from .env import SiloEnv
+from .time_limit import TIME_LIMIT_REFUSED
 from .wrappers.record import RecordRun
 
 __all__ = ["make_vec", "make_vector_env"]
@@ -382,13 +383,16 @@ def make_vector_env(
             plus any of ``max_tool_calls``, ``timeout_ms``, ``reward_mode``, ...).
 
     Raises:
-        ValueError: ``num_envs`` below 1, an unknown ``vector_mode`` or ``autoreset_mode``.
+        ValueError: ``num_envs`` below 1, an unknown ``vector_mode`` or ``autoreset_mode``,
+            ``max_episode_steps`` (:mod:`silo_gym.time_limit`).
 
     Returns a ``VectorEnv`` whose observations are tuples of ``str`` and whose actions are a list
     (or tuple) of action dicts.
     """
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"num_envs must be a whole number of at least 1, got {num_envs!r}.")
+    if "max_episode_steps" in env_kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     runs = os.fspath(os.path.abspath(record_runs_dir)) if record_runs_dir is not None else None
     fns = [functools.partial(_make_sub_env, i, num_envs, runs, agent_path, None, dict(env_kwargs))
            for i in range(num_envs)]
@@ -423,6 +427,8 @@ def make_vec(
     ids = list(ids)
     if not ids:
         raise ValueError("make_vec needs at least one id.")
+    if "max_episode_steps" in kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     names = []
     specs = []
     for env_id in ids:

@@ -15,6 +15,7 @@ import orjson
 
 from ..episode import FloatFreeEvent
 from ..jsonfmt import dumps_compact_bytes, dumps_pretty_bytes
+from ..time_limit import check_no_time_limit
 
 __all__ = ["RecordRun", "RunDirJournal", "create_run_dir", "new_run_id", "write_atomic"]
 
@@ -190,6 +191,7 @@ class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs
 
     Raises:
         TypeError: the unwrapped env is not a ``SiloEnv`` (it has no ``add_listener``).
+        ValueError: a Gymnasium ``TimeLimit`` is inside ``env`` (:mod:`silo_gym.time_limit`).
         OSError: ``reset`` could not create the run directory; writing the trace or the files.
     """
 
@@ -199,6 +201,7 @@ class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs
         gym.Wrapper.__init__(self, env)
         if not hasattr(env.unwrapped, "add_listener"):
             raise TypeError("RecordRun wraps a silo_gym SiloEnv (its unwrapped env has no add_listener).")
+        check_no_time_limit(env)
         self.runs_dir = Path(os.path.abspath(runs_dir))
         self.agent_path = agent_path
         self.journal = journal
