@@ -60,7 +60,10 @@ def test_recording_a_time_limited_env_is_refused(tmp_path):
     assert not tmp_path.exists() or not any(tmp_path.iterdir())
 
 
-def test_collect_refuses_it_before_playing(tmp_path):
-    with pytest.raises(ValueError, match=MESSAGE):
-        collect([ID], "random", episodes_per_task=1, env_kwargs={"max_episode_steps": 2}, runs_dir=tmp_path)
-    assert not any(tmp_path.iterdir())
+@pytest.mark.parametrize("record", [True, False])
+def test_collect_refuses_it_before_playing(tmp_path, record):
+    played: list = []
+    with pytest.raises(ValueError, match=MESSAGE):  # never failed rows: a setup error
+        collect([ID], "random", episodes_per_task=1, env_kwargs={"max_episode_steps": 2},
+                runs_dir=tmp_path if record else None, progress=played.append)
+    assert not any(tmp_path.iterdir()) and played == []

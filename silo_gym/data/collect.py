@@ -114,6 +114,7 @@ from ..errors import RunLimitError, SiloError
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
+from ..time_limit import TIME_LIMIT_REFUSED
 from ..wrappers.record import RecordRun, RunDirJournal
 
 __all__ = [
@@ -747,6 +748,8 @@ def _ordered(
     """Check the arguments now, then return the generator of ``(order, row)``."""
     if backend not in BACKENDS:
         raise ValueError(f'backend must be "local" or "ray", got {backend!r}.')
+    if env_kwargs and "max_episode_steps" in env_kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     if episodes_per_task < 0:
         raise ValueError("episodes_per_task must be >= 0")
