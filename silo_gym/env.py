@@ -20,12 +20,13 @@ import orjson
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
-from .episode import Episode, EpisodeEnd, Listener, parse_action
+from .episode import Episode, EpisodeEnd, Listener, not_recordable_reason, parse_action
 from .errors import SiloError
 from .formats import VARIANT_LIMIT
 from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, accepts_variant, open_environment, open_environment_at
+from .plain_json import answer_not_recordable
 from .provenance import environment_hash_of
 from .snapshot import Snapshot, round_trips_exactly
 from .spaces import JsonText, ToolCall
@@ -815,6 +816,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
             ValueError: ``reason`` is not one of Silo's four termination reasons (silo-format §5.3).
             TypeError: ``error`` is neither a ``str`` nor ``None`` (silo-format §6.2).
+            ValueError: ``output`` holds ``NaN`` or an infinity, or containers nested deeper than
+                100 levels: its record could not carry it (the episode stays open).
             VerifierError: grading failed.
         """
         if reason is not None and reason not in TERMINATION_REASONS:
@@ -824,6 +827,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if error is not None and not isinstance(error, str):
             raise TypeError(f"error must be a str or None, got {type(error).__name__}.")
         ep = self._active()
+        problem = answer_not_recordable(output)
+        if problem is not None:  # it would be graded as one value and recorded as another
+            raise ValueError(not_recordable_reason(problem, "output"))
         end: EpisodeEnd = ep.finish(output, error=error, reason=reason, traceback=traceback)
         return self._final_tuple(ep, end)
 

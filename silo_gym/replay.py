@@ -188,6 +188,9 @@ def _runner_reason(call: RecordedCall, message: str) -> str | None:
     return None
 
 
+_MISSING: Any = object()
+
+
 def _holds_refused_value(call: RecordedCall, reason: str) -> bool:
     """Whether the traced input still has a value at the place rule 8's ``reason`` names
     (``"<path>" must be plain JSON data, received <what>.``), written as §7.3 writes what was
@@ -196,11 +199,16 @@ def _holds_refused_value(call: RecordedCall, reason: str) -> bool:
     path_text = reason[1:reason.find('"', 1)]
     what = reason.partition(" received ")[2]
     action = call.input
-    root = action.get("input") if isinstance(action, dict) and "tool" in action else action
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), root)]
+    # Rule 8 names a place in the input; an answer's refusal one in the answer (our rule).
+    top = "answer" if path_text.startswith("answer") else "input"
+    if top == "answer":
+        root = action.get("answer") if isinstance(action, dict) and "answer" in action else _MISSING
+    else:
+        root = action.get("input") if isinstance(action, dict) and "tool" in action else action
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), root)] if root is not _MISSING else []
     while stack:
         path, value = stack.pop()
-        if describe_path(path) == path_text and (value is None or not what.startswith(("NaN", "Infinity", "-Infinity"))):
+        if describe_path(path, top) == path_text and (value is None or not what.startswith(("NaN", "Infinity", "-Infinity"))):
             return True
         if isinstance(value, dict):
             stack.extend(((*path, k), v) for k, v in value.items())
