@@ -17,13 +17,19 @@ from .helpers import serve_command
 class RawStdio:
     """``silo-gym serve`` over stdio in a child process, driven line by line."""
 
-    def __init__(self, runs: Path, cwd: Path, task: str = "TASK-004", *extra: str) -> None:
-        self.process = subprocess.Popen(serve_command("--env", "demo", "--task", task, "--runs-dir", str(runs), *extra),
-                                        cwd=cwd, env=subprocess_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True)
+    def __init__(self, runs: Path, cwd: Path, task: str = "TASK-004", env: str = "demo",
+                 process: subprocess.Popen[str] | None = None) -> None:
+        self.process = process or subprocess.Popen(
+            serve_command("--env", env, "--task", task, "--runs-dir", str(runs)), cwd=cwd, env=subprocess_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self._replies: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self._next_id = 100
+
+    @classmethod
+    def attach(cls, process: subprocess.Popen[str]) -> RawStdio:
+        """A client of a server process started by the caller (stdin and stdout pipes)."""
+        return cls(Path(), Path(), process=process)
 
     def _read(self) -> None:
         assert self.process.stdout is not None
