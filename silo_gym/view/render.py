@@ -22,15 +22,19 @@ from ..rounding import to_fixed
 from ..rundir import RUN_ARTIFACTS
 from .model import RunView, TaskSummary, load_run, summarize
 
-__all__ = ["ViewResult", "build_view", "find_run_dirs"]
+__all__ = ["RUNS_PER_PAGE", "ViewResult", "build_view", "find_run_dirs"]
 
 _GENERATOR = '<meta name="generator" content="silo-gym view">'
 #: The index pages a report holds: ``index.html``, then ``index-2.html``... (the run list split).
 _INDEX_PAGE = re.compile(r"index(?:-[1-9][0-9]*)?\.html")
-_CHART_WIDTH = 760
-_LABEL_WIDTH = 190
 _SPAN = 360
 _ROW = 26
+#: A generous width per character of the chart's 12 px labels (digits and capitals are the widest
+#: in common sans-serif faces), so a label never runs past the chart's edge.
+_CHAR_PX = 7.5
+_GAP = 10
+#: Runs listed per index page (``index.html``, then ``index-2.html``...).
+RUNS_PER_PAGE = 200
 
 
 @dataclass
@@ -86,16 +90,27 @@ def find_run_dirs(runs_dir: Path, skip: Path | None = None) -> list[Path]:
     return found
 
 
-def _chart(summaries: list[TaskSummary]) -> dict[str, Any]:
-    def x(reward: float) -> float:
-        return round(_LABEL_WIDTH + max(0.0, min(1.0, reward)) * _SPAN, 1)
+def _text_px(text: str) -> float:
+    return len(text) * _CHAR_PX
 
-    rows = []
-    top = 8
-    for i, s in enumerate(summaries):
+
+def _chart(summaries: list[TaskSummary]) -> dict[str, Any]:
+    """The reward chart's geometry: the label column and the chart as wide as their longest text."""
+    captions = []
+    for s in summaries:
         caption = f"{s.runs} run{'s' if s.runs != 1 else ''}, {s.passed}/{s.graded} passed"
         if s.mean is not None:
             caption = f"mean {to_fixed(s.mean, 2)} · " + caption
+        captions.append(caption)
+    label_width = round(max([190.0, *(_text_px(s.label) + _GAP for s in summaries)]), 1)
+    width = round(label_width + _SPAN + _GAP + max([200.0, *(_text_px(c) + _GAP for c in captions)]), 1)
+
+    def x(reward: float) -> float:
+        return round(label_width + max(0.0, min(1.0, reward)) * _SPAN, 1)
+
+    rows = []
+    top = 8
+    for i, (s, caption) in enumerate(zip(summaries, captions, strict=True)):
         rows.append({
             "label": s.label,
             "y": top + i * _ROW,
@@ -105,8 +120,8 @@ def _chart(summaries: list[TaskSummary]) -> dict[str, Any]:
             "caption": caption,
         })
     ticks = [{"x": x(v), "label": label} for v, label in ((0.0, "0"), (0.5, "0.5"), (1.0, "1"))]
-    return {"rows": rows, "ticks": ticks, "width": _CHART_WIDTH, "height": top + len(rows) * _ROW + 22,
-            "left": _LABEL_WIDTH, "span": _SPAN, "top": top}
+    return {"rows": rows, "ticks": ticks, "width": width, "height": top + len(rows) * _ROW + 22,
+            "left": label_width, "span": _SPAN, "top": top}
 
 
 def _jinja() -> Any:
@@ -203,13 +218,19 @@ def _remove_report(out: Path) -> None:
     os.rmdir(out)
 
 
+def _index_name(page: int) -> str:
+    return "index.html" if page == 1 else f"index-{page}.html"
+
+
 def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, *,
                replay: bool = True, cwd: str | os.PathLike[str] | None = None,
-               open_browser: bool = False) -> ViewResult:
+               open_browser: bool = False, runs_per_page: int = RUNS_PER_PAGE) -> ViewResult:
     """Write the static report of every run under ``runs_dir`` (or of ``runs_dir`` itself).
 
     Writes ``<out_dir>/index.html`` and ``<out_dir>/runs/<run>.html``; ``out_dir`` defaults to
-    ``<runs_dir>/view``. The pages are built in a temporary directory beside ``out_dir`` and
+    ``<runs_dir>/view``. The run list is split into pages of ``runs_per_page`` runs
+    (``index.html``, ``index-2.html``, ...), each with the reward chart of all runs and links to
+    the others, and each row's text bounded, so no page grows with the runs. The pages are built in a temporary directory beside ``out_dir`` and
     moved into place at the end, so an earlier report is replaced whole or not at all.
     ``replay`` replays each run that changed records (with its environment found from ``cwd``)
     to show their before and after; a run that cannot be replayed shows ids only, with a note.
@@ -221,8 +242,11 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
         SiloError: ``run_invalid`` when ``runs_dir`` is not a directory; ``output_invalid`` when
             ``out_dir`` is an empty path, a symbolic link, or a directory that holds something
             other than an earlier report.
+        ValueError: ``runs_per_page`` below 1.
         ModuleNotFoundError: Jinja2 is missing (the ``view`` extra).
     """
+    if isinstance(runs_per_page, bool) or not isinstance(runs_per_page, int) or runs_per_page < 1:
+        raise ValueError(f"runs_per_page must be a whole number of at least 1, got {runs_per_page!r}.")
     if out_dir is not None and os.fspath(out_dir) == "":
         raise SiloError("output_invalid", 'The output directory is an empty path (""); give a directory, or leave '
                                           "--out out for the default RUNS_DIR/view.", {"out": ""})
@@ -246,13 +270,21 @@ def build_view(runs_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
     os.chmod(staging, 0o755)  # mkdtemp makes 0700; the report is a directory to share
     try:
         (staging / "runs").mkdir()
+        pages = [views[i:i + runs_per_page] for i in range(0, len(views), runs_per_page)] or [[]]
+        links = [{"number": n, "href": _index_name(n)} for n in range(1, len(pages) + 1)]
+        for number, listed in enumerate(pages, 1):
+            for view in listed:
+                view.index_href = f"../{_index_name(number)}"
         page = env.get_template("run.html.j2")
         for view in views:
             if view.problem is None:
                 _write_page(staging / "runs" / f"{view.slug}.html", page.render(run=view))
-        index = env.get_template("index.html.j2").render(runs=views, source=str(source),
-                                                         chart=_chart(summarize(views)))
-        _write_page(staging / "index.html", index)
+        chart = _chart(summarize(views))
+        listing = env.get_template("index.html.j2")
+        for number, listed in enumerate(pages, 1):
+            index = listing.render(runs=listed, total=len(views), source=str(source), chart=chart,
+                                   page=number, pages=links, first=(number - 1) * runs_per_page + 1)
+            _write_page(staging / _index_name(number), index)
         if out.exists():
             _remove_report(out)
         os.replace(staging, out)
