@@ -156,6 +156,11 @@ def copy_containers(value: Any) -> Any:
     """
     kind = type(value)
     if kind is dict:
+        for member in value.values():
+            if type(member) in _CONTAINERS:
+                break
+        else:  # flat, the usual tool input: a shallow copy is a whole copy
+            return value.copy()
         return {k: (v if type(v) not in _CONTAINERS else copy_containers(v)) for k, v in value.items()}
     if kind is list:
         return [v if type(v) not in _CONTAINERS else copy_containers(v) for v in value]

@@ -181,7 +181,8 @@ class Tool:
         floats: list[bool] = []
         try:
             # The tool gets its own copy: what the caller sent (and the trace recorded) stays as sent.
-            return {"output": _clone(self._run(self.state, copy_containers(args)), floats)}, bool(floats)
+            given = args if input is None else copy_containers(args)  # a new {} needs no copy
+            return {"output": _clone(self._run(self.state, given), floats)}, bool(floats)
         except Exception as exc:  # §3.4: every failure of run becomes an error result
             if not isinstance(exc, ToolError) and _logger.isEnabledFor(logging.DEBUG):
                 # The agent sees only str(exc) (§3.4); an author debugging the tool wants the rest.
