@@ -562,12 +562,10 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             _check_replaceable(out, present)
         skip = {(r["environment"], r["task_id"], r["episode"]) for r in done}
         # The arguments are checked here, before anything is written.
-        journal_for_runs = RunJournal(out / RUNS_JOURNAL)
+        journal = RunJournal(out / RUNS_JOURNAL)
         source = iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed, env_kwargs=env_kwargs,
-                              skip=skip, run_journal=journal_for_runs if runs_root is not None else None,
-                              **collect_kwargs)
+                              skip=skip, run_journal=journal if runs_root is not None else None, **collect_kwargs)
         rows = list(done)
-        journal = journal_for_runs
         try:
             out.mkdir(parents=True, exist_ok=True)
             if lock is None:  # the directory did not exist when the checks ran
