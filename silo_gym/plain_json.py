@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["MAX_INT_DIGITS", "MAX_NESTING", "NotPlain", "answer_not_recordable", "bounded", "copy_containers",
-           "describe_path", "first_not_plain", "object_not_plain"]
+__all__ = ["MAX_INT_DIGITS", "MAX_NESTING", "NotPlain", "answer_not_recordable", "bounded", "describe_path",
+           "first_not_plain", "object_not_plain"]
 
 #: Containers allowed inside the outermost one (our rule). Far beyond any tool's input, and well
 #: inside what the schema library (about 250 levels), Python's recursion limit and the trace's
@@ -144,30 +144,6 @@ def describe_path(path: Path, root: str = "input") -> str:
             name = str(step)
             parts.append("." + (name if len(name) <= 40 else name[:40] + "…"))
     return "".join(parts)
-
-
-def copy_containers(value: Any) -> Any:
-    """``value`` with every ``dict`` and ``list`` in it copied (key order kept); any other value is
-    kept as it is (immutable in plain JSON). What a tool receives as its input: the caller's own
-    object, recorded in the trace and in data rows as sent, is never the one the tool may change.
-
-    Raises:
-        RecursionError: containers nested deeper than Python's recursion limit (never a plain input).
-    """
-    kind = type(value)
-    if kind is dict:
-        for member in value.values():
-            if type(member) in _CONTAINERS:
-                break
-        else:  # flat, the usual tool input: a shallow copy is a whole copy
-            return value.copy()
-        return {k: (v if type(v) not in _CONTAINERS else copy_containers(v)) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) not in _CONTAINERS else copy_containers(v) for v in value]
-    return value
-
-
-_CONTAINERS = (dict, list)
 
 
 def answer_not_recordable(value: Any) -> NotPlain | None:

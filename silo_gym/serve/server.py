@@ -40,7 +40,6 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__
@@ -55,7 +54,7 @@ from .episodes import (
     ToolReply,
     check_servable,
 )
-from .stdio_wire import RecordedLines, relay
+from .stdio_wire import RecordedLines, relay, relay_streams
 
 __all__ = ["MCP_PATH", "PROMPT_NAME", "RUN_DIR_META", "RUN_ID_META", "SessionTable", "SiloMcpServer", "build_server", "http_app", "serve_http",
            "serve_stdio"]
@@ -292,7 +291,7 @@ async def serve_stdio(silo: SiloMcpServer) -> None:
             recorded = RecordedLines(lines)
             async with stdio_server(stdin=recorded) as (sdk_read, write_stream):  # type: ignore[arg-type]
                 # Every line gets its message or a JSON-RPC error (silo_gym.serve.stdio_wire).
-                to_server, from_relay = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                to_server, from_relay = relay_streams()
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(relay, sdk_read, recorded, to_server, write_stream)
                     await server.run(from_relay, write_stream, server.create_initialization_options())

@@ -35,7 +35,7 @@ from mcp.shared.message import SessionMessage
 from ..jsonfmt import loads_strict
 from ..plain_json import MAX_INT_DIGITS
 
-__all__ = ["RecordedLines", "error_reply", "relay"]
+__all__ = ["RecordedLines", "error_reply", "relay", "relay_streams"]
 
 _SHOWN = 200
 
@@ -115,6 +115,11 @@ def error_reply(line: str) -> SessionMessage | None:
         return _error(types.INVALID_PARAMS, f'Invalid params: MCP takes "params" as an object; this one is {kind}.',
                       reply_id)
     return _error(types.INVALID_PARAMS, f'Invalid params for "{value["method"]}".', reply_id)
+
+
+def relay_streams() -> tuple[Any, Any]:
+    """The streams from :func:`relay` to the server: ``(send side, receive side)``."""
+    return anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
 
 def _id_dropped(item: Any, line: str) -> bool:
