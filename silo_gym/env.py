@@ -21,16 +21,18 @@ from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
 from .components import component_fields
-from .episode import Episode, EpisodeEnd, Listener, parse_action
+from .episode import Episode, EpisodeEnd, Listener, not_recordable_reason, parse_action
 from .errors import SiloError, VerifierError
 from .formats import VARIANT_LIMIT
 from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, accepts_variant, open_environment, open_environment_at
+from .plain_json import answer_not_recordable
 from .provenance import environment_hash_of
 from .shaping import ProgressPotential
 from .snapshot import Snapshot, round_trips_exactly
 from .spaces import JsonText, ToolCall
+from .time_limit import check_called_without_time_limit
 from .tools import tool_list
 from .verifiers import find_verifier
 
@@ -467,8 +469,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 ``reward_mode="shaped"``) from grading the new initial world, which comes before
                 the running episode is touched. Only the abandoned episode's comes after the
                 running episode was ended.
-            ValueError, TypeError: malformed options, or a per-task env given another task id.
+            ValueError, TypeError: malformed options, or a per-task env given another task id;
+                ``ValueError`` when called through Gymnasium's ``TimeLimit``
+                (``max_episode_steps``; :mod:`silo_gym.time_limit`).
         """
+        check_called_without_time_limit()  # gym.make(id, max_episode_steps=N): never a cut-off episode
         # Listeners added for this reset belong to the new episode only, even if this reset fails.
         listeners, self._pending = self._pending, []
         requested = self._requested_task(options)  # bad options fail before the episode ends
@@ -871,6 +876,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
             ValueError: ``reason`` is not one of Silo's four termination reasons (silo-format §5.3).
             TypeError: ``error`` is neither a ``str`` nor ``None`` (silo-format §6.2).
+            ValueError: ``output`` holds ``NaN`` or an infinity, or containers nested deeper than
+                100 levels: its record could not carry it (the episode stays open).
             VerifierError: grading failed.
         """
         if reason is not None and reason not in TERMINATION_REASONS:
@@ -880,6 +887,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if error is not None and not isinstance(error, str):
             raise TypeError(f"error must be a str or None, got {type(error).__name__}.")
         ep = self._active()
+        problem = answer_not_recordable(output)
+        if problem is not None:  # it would be graded as one value and recorded as another
+            raise ValueError(not_recordable_reason(problem, "output"))
         end: EpisodeEnd = ep.finish(output, error=error, reason=reason, traceback=traceback)
         return self._final_tuple(ep, end)
 

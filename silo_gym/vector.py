@@ -42,6 +42,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 
 from .curriculum import Curriculum
 from .env import SiloEnv
+from .time_limit import TIME_LIMIT_REFUSED
 from .wrappers.curriculum import CurriculumTasks
 from .wrappers.record import RecordRun
 
@@ -393,7 +394,8 @@ def make_vector_env(
 
     Raises:
         ValueError: ``num_envs`` below 1, an unknown ``vector_mode`` or ``autoreset_mode``, a
-            curriculum with ``vector_mode="async"`` or with items the env does not play.
+            curriculum with ``vector_mode="async"`` or with items the env does not play,
+            ``max_episode_steps`` (:mod:`silo_gym.time_limit`).
 
     Returns a ``VectorEnv`` whose observations are tuples of ``str`` and whose actions are a list
     (or tuple) of action dicts.
@@ -403,6 +405,8 @@ def make_vector_env(
     if curriculum is not None and vector_mode != "sync":
         raise ValueError('curriculum= needs vector_mode="sync": the sampler lives in this process, and async '
                          "workers would each draw from a copy of it.")
+    if "max_episode_steps" in env_kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     runs = os.fspath(os.path.abspath(record_runs_dir)) if record_runs_dir is not None else None
     fns = [functools.partial(_make_sub_env, i, num_envs, runs, agent_path, None, dict(env_kwargs), curriculum)
            for i in range(num_envs)]
@@ -437,6 +441,8 @@ def make_vec(
     ids = list(ids)
     if not ids:
         raise ValueError("make_vec needs at least one id.")
+    if "max_episode_steps" in kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     names = []
     specs = []
     for env_id in ids:

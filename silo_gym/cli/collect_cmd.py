@@ -7,7 +7,7 @@
                      --episodes-per-task N --out DIR [--format jsonl,parquet,hf] [--seed S]
                      [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
                      [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--worker-cpus X]
-                     [--max-retries N] [--concurrency N] [--episode-timeout S] [--resume]
+                     [--max-retries N] [--concurrency N] [--episode-timeout S] [--resume | --overwrite]
                      [--group-size G]
     --policy openai:<model>|anthropic:<model> [--base-url URL] [--api chat|responses|text]
              [--temperature T] [--max-tokens N] [--client lean|sdk]
@@ -34,6 +34,10 @@ variant, one instruction; the ``group`` column), and pairs episodes only within 
 ``--policy openai:<model>`` /
 ``anthropic:<model>`` asks a served model (:mod:`silo_gym.cli.model_policy`); ``--client sdk``
 sends its requests through the official SDK instead of the lean HTTP path.
+
+An ``--out`` that already holds a data set (a collection, or any ``episodes.*`` / ``pairs.*``) is
+refused unless ``--resume`` keeps it or ``--overwrite`` replaces it whole: its files in every
+format and the run directories its collection made (other files there are kept).
 """
 
 from __future__ import annotations
@@ -109,6 +113,9 @@ def collect_command(args: argparse.Namespace) -> int:
             require_ray()
         except ImportError as exc:
             raise UsageError(str(exc)) from None
+    if args.overwrite and args.resume:
+        raise UsageError("--overwrite and --resume exclude each other: --resume finishes the collection in --out, "
+                         "--overwrite replaces it.")
     concurrency: int = args.concurrency
     episode_timeout_s: float | None = args.episode_timeout
     model_flags = [f for f in ("base_url", "api", "temperature", "max_tokens", "client")
@@ -145,7 +152,7 @@ def collect_command(args: argparse.Namespace) -> int:
 
     try:
         rows = collect_jsonl(out, ids, policy_object, episodes_per_task=episodes, seed=seed, resume=args.resume,
-                             policy_spec=policy, runs_dir=runs_dir, env_kwargs=env_kwargs or None,
+                             overwrite=args.overwrite, policy_spec=policy, runs_dir=runs_dir, env_kwargs=env_kwargs or None,
                              progress=progress_bar, backend=backend,
                              num_workers=num_workers if backend == "ray" else None,
                              ray_address=ray_address, max_retries=max_retries, ray_actor_options=actor_options,
@@ -225,5 +232,7 @@ def register(commands: Commands) -> None:
                    help="play each task's episodes in groups of G that start from one world (GRPO groups)")
     p.add_argument("--resume", action="store_true",
                    help="finish the interrupted collection in --out, playing only the episodes missing")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the data set already in --out (its files in every format, and its run directories)")
     add_model_flags(p)
     p.set_defaults(handler=collect_command)

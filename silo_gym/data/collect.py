@@ -137,7 +137,8 @@ from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
 from ..seeds import episode_seed, group_reset_seed
-from ..wrappers.record import RecordRun
+from ..time_limit import TIME_LIMIT_REFUSED
+from ..wrappers.record import RecordRun, RunDirJournal
 
 __all__ = [
     "BACKENDS",
@@ -625,13 +626,15 @@ class EpisodeRunner:
             process (a Ray worker started without the driver's ``SILO_GYM_PATH``).
         episode_timeout_s: with :meth:`arun`, the time one attempt may take, in seconds.
         episode_variants: the world of each episode, checked (:func:`check_episode_variants`).
+        run_journal: told of every run directory it creates (``RecordRun``'s ``journal``).
     """
 
     def __init__(self, env_ids: Sequence[str], policy: Any, *, env_kwargs: dict[str, Any] | None = None,
                  policy_name: str | None = None, runs_dir: str | os.PathLike[str] | None = None,
                  ship_artifacts: bool = False, cwd: str | os.PathLike[str] | None = None,
                  env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None,
-                 episode_variants: Mapping[str, Sequence[int | None]] | None = None) -> None:
+                 episode_variants: Mapping[str, Sequence[int | None]] | None = None,
+                 run_journal: RunDirJournal | None = None) -> None:
         self.kind, self.policy, label, self.agent_path = resolve_policy(policy, cwd)
         self.label = policy_name if policy_name is not None else label
         self.env_ids = [_expand_id(e) for e in env_ids]
@@ -641,6 +644,7 @@ class EpisodeRunner:
         self.env_paths = list(env_paths) if env_paths is not None else [None] * len(self.env_ids)
         self.episode_timeout_s = episode_timeout_s
         self.episode_variants = episode_variants
+        self.run_journal = run_journal
         self._free: dict[str, list[Any]] = {}
         self._all: dict[str, list[Any]] = {}
 
@@ -659,7 +663,7 @@ class EpisodeRunner:
                 register_environment(path)
         env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
         if self.runs_dir is not None:
-            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path)
+            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path, journal=self.run_journal)
         self._all.setdefault(env_id, []).append(env)
         return env
 
@@ -891,10 +895,13 @@ def _ordered(
     episode_variants: Mapping[str, Sequence[int | None]] | None = None,
     group_size: int = 1,
     curriculum: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
     """Check the arguments now, then return the generator of ``(order, row)``."""
     if backend not in BACKENDS:
         raise ValueError(f'backend must be "local" or "ray", got {backend!r}.')
+    if env_kwargs and "max_episode_steps" in env_kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     if episodes_per_task < 0:
         raise ValueError("episodes_per_task must be >= 0")
@@ -929,7 +936,8 @@ def _ordered(
         if ray_address is not None or ray_actor_options is not None:
             raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
         runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir,
-                               episode_timeout_s=episode_timeout_s, episode_variants=worlds)
+                               episode_timeout_s=episode_timeout_s, episode_variants=worlds,
+                               run_journal=run_journal)
         check_concurrency(runner, concurrency, episode_timeout_s, lambda: f"the policy {runner.label!r}")
         source = iter_local(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
                             concurrency=concurrency, skip=skip, counters=counters, group_size=group_size,
@@ -942,7 +950,8 @@ def _ordered(
                           env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
                           num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options,
                           concurrency=concurrency, episode_timeout_s=episode_timeout_s, skip=skip,
-                          counters=counters, episode_variants=worlds, group_size=group_size)
+                          counters=counters, episode_variants=worlds, group_size=group_size,
+                          run_journal=run_journal)
     if progress is None:
         return source
     return _with_progress(source, progress)
@@ -978,6 +987,7 @@ def iter_collect(
     episode_variants: Mapping[str, Sequence[int | None]] | None = None,
     group_size: int = 1,
     curriculum: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
     directory is in ``runs_dir``).
@@ -988,7 +998,9 @@ def iter_collect(
     bounded by what the caller keeps (at most ``concurrency`` episodes in flight and as many rows
     waiting, per Ray worker with Ray). The arguments are checked when ``iter_collect`` is called
     (a missing Ray raises then); episodes start on the first ``next()``. Closing the iterator
-    early stops the episodes in flight (thrown away: no row, no run directory) and the workers.
+    early stops the episodes in flight (thrown away: no row, no run directory) and the workers,
+    and deletes the run directories of rows finished but never yielded: every run directory
+    left is a yielded row's.
     """
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
                        env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
@@ -996,7 +1008,8 @@ def iter_collect(
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
                        episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
-                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum)
+                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum,
+                       run_journal=run_journal)
     return _rows_only(ordered)
 
 
@@ -1041,6 +1054,7 @@ def collect(
     episode_variants: Mapping[str, Sequence[int | None]] | None = None,
     group_size: int = 1,
     curriculum: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
     episode (module docs for the columns, the policy kinds, failed rows and retries).
@@ -1096,6 +1110,10 @@ def collect(
             is still :func:`episode_seed` of that index. Deterministic for the curriculum's seed
             with ``concurrency=1``; with more, draws follow the order results arrive in. Local
             backend only; not with ``skip``.
+        run_journal: with ``runs_dir``, told of every run directory before and after it is created
+            (:class:`~silo_gym.wrappers.record.RunDirJournal`; a streamed collection keeps them in
+            ``.collect-runs``, :mod:`silo_gym.data.run_journal`, so that a resume after a crash
+            deletes those no row names).
 
     Interruption (local backend, main thread): SIGINT/SIGTERM start no new episode and throw the
     ones in flight away; the rows finished before are handed over (``progress`` sees them), then
@@ -1116,7 +1134,8 @@ def collect(
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
                        episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
-                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum)
+                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum,
+                       run_journal=run_journal)
     items = list(ordered)
     items.sort(key=lambda item: item[0])
     return [row for _, row in items]

@@ -18,14 +18,17 @@ one starts no new episode and cancels those in flight; a cancelled episode is th
 its run directory deleted: every run directory left is complete). Rows finished before the signal
 are still handed over; then :class:`CollectionInterrupted` (a ``KeyboardInterrupt``) is raised. A
 second signal raises ``KeyboardInterrupt`` at once. Closing the iterator early (or any error)
-stops the loop the same way. The previous signal handlers are restored at the end.
+stops the loop the same way, and the run directories of rows finished but never taken are
+deleted. The previous signal handlers are restored at the end.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
+import shutil
 import signal
 import threading
 from collections import deque
@@ -251,6 +254,21 @@ class _Engine:
             if not ended:
                 self.request_stop()
             self.thread.join(STOP_GRACE_S)
+            if not ended:
+                self._drop_undelivered()
+
+    def _drop_undelivered(self) -> None:
+        """After an early close: delete the run directories of rows finished but never handed
+        over (each run directory left is then a delivered row's)."""
+        runs_dir = self.runner.runs_dir
+        while True:
+            try:
+                kind, payload = self.out.get_nowait()
+            except queue.Empty:
+                return
+            run_id = payload[1].get("run_id") if kind == "row" else None
+            if runs_dir is not None and isinstance(run_id, str):
+                shutil.rmtree(os.path.join(os.path.abspath(runs_dir), run_id), ignore_errors=True)
 
     def _notify_delivered(self) -> None:
         loop = self.loop

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..wrappers.record import write_atomic
+from ..wrappers.record import RunDirJournal, write_atomic
 from .collect import (
     RUN_FILES,
     EpisodeJob,
@@ -112,14 +112,16 @@ def _rename_run(files: dict[str, bytes], old: str, new: str) -> dict[str, bytes]
     return out
 
 
-def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, bytes]) -> str:
+def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, bytes],
+                journal: RunDirJournal | None = None) -> str:
     """Write a run shipped back by a worker into ``runs_dir/<run_id>/`` and return its run id.
 
     The directory is created exclusively (silo-format §6.1). If ``run_id`` is taken, a new
     4-character suffix is drawn (the time stays: it is the episode's start), and the ``runId`` of
     ``run.json`` and of the trace's ``run_start`` line is changed to match. Each file is written
     atomically, in the order of a live run (trace, state diff, result, ``run.json`` last). If a
-    write fails, the directory is removed and the ``OSError`` propagates.
+    write fails, the directory is removed and the ``OSError`` propagates. ``journal`` is told of
+    the directory before and after it is made (:class:`~silo_gym.wrappers.record.RunDirJournal`).
     """
     root = Path(runs_dir)
     root.mkdir(parents=True, exist_ok=True)
@@ -127,6 +129,8 @@ def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, 
     final = run_id
     last: OSError | None = None
     for _ in range(100):
+        if journal is not None:
+            journal.intend(root / final)
         try:
             (root / final).mkdir()
             break
@@ -136,6 +140,12 @@ def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, 
     else:
         assert last is not None
         raise last
+    if journal is not None:
+        try:
+            journal.made(root / final)
+        except BaseException:
+            os.rmdir(root / final)
+            raise
     if final != run_id:
         files = _rename_run(files, run_id, final)
     run_dir = root / final
@@ -312,9 +322,13 @@ def iter_ray(
     counters: Any = None,
     episode_variants: dict[str, list[int | None]] | None = None,
     group_size: int = 1,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
     """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip``,
-    ``counters``, ``episode_variants`` and ``group_size`` as for :func:`silo_gym.data.collect`."""
+    ``counters``, ``episode_variants``, ``group_size`` and ``run_journal`` as for
+    :func:`silo_gym.data.collect`. A row's run directory is written into ``runs_dir`` just before
+    the row is yielded, so closing the iterator early leaves no run directory of a row never
+    yielded."""
     ray = require_ray()
     from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
@@ -376,6 +390,7 @@ def iter_ray(
         remote_cls = ray.remote(RayEpisodeWorker)
 
         calls: dict[Any, _Call] = {}
+        unpublished: dict[Order, dict[str, bytes]] = {}  # the run files of rows not yet handed over
         fresh: Iterator[EpisodeJob] = (job for pos, plan in enumerate(plans)
                                        for job in plan.jobs(pos, episodes_per_task, seed, group_size)
                                        if skip is None or (plan.environment, job.task_id, job.episode) not in skip)
@@ -456,7 +471,7 @@ def iter_ray(
             row = value
             row["retries"] += spent.pop(call.job.order, 0)
             if files is not None and runs_root is not None:
-                row["run_id"] = publish_run(runs_root, row["run_id"], files)
+                unpublished[call.job.order] = files  # written when the row is handed over
             return call.job.order, row
 
         def bury(slot: _Slot, exc: BaseException) -> list[tuple[Order, dict[str, Any]]]:
@@ -554,10 +569,13 @@ def iter_ray(
                     slot.fifo.remove(ref)
                     one = finish(call, outcome)
                     items = [one] if one is not None else []
-                for item in items:
+                for order, row in items:
+                    files = unpublished.pop(order, None)
+                    if files is not None and runs_root is not None:
+                        row["run_id"] = publish_run(runs_root, row["run_id"], files, run_journal)
                     if counters is not None:
                         counters.finished += 1
-                    yield item
+                    yield order, row
     finally:
         # Idle workers delete their staging directories; busy ones (the caller stopped early, or
         # an error) are killed at once, and a later worker on that node sweeps what they left.

@@ -45,7 +45,7 @@ def test_eval_prints_the_table_and_writes_the_directory(tmp_path: Path, capsys: 
                                 "calls/ep", "errors/ep", "do-nothing", "reference", "alarms"]
     assert lines[2].startswith("demo/TASK-004") and lines[2].split()[-2:] == ["1.00", "-"]
     assert lines[3].startswith("overall")
-    assert sorted(p.name for p in out.iterdir()) == [".collect.json", "episodes.jsonl", "eval.json", "runs"]
+    assert sorted(p.name for p in out.iterdir()) == [".collect-runs", ".collect.json", "episodes.jsonl", "eval.json", "runs"]
     data = json.loads((out / "eval.json").read_text())
     assert data["seed"] == 3 and data["reference"] == SOLVER and data["env_ids"] == ["silo/demo-TASK-004"]
     assert len(list((out / "runs").iterdir())) == 2
