@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "serve_cmd",
     "replay_cmd",
     "view_cmd",
+    "export_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"

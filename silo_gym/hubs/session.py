@@ -22,7 +22,10 @@ from ..jsonfmt import loads_strict
 from ..serve.episodes import SUBMIT_ANSWER, SUBMIT_ANSWER_TOOL
 from ..wrappers.record import RecordRun
 
-__all__ = ["ENDING_KEYS", "OPTIONAL_ENDING_KEYS", "HubEpisode", "HubStart", "HubStep", "ending_metadata"]
+__all__ = ["DEFAULT_MAX_SESSIONS", "ENDING_KEYS", "OPTIONAL_ENDING_KEYS", "HubEpisode", "HubStart", "HubStep", "ending_metadata"]
+
+#: Sessions one hub server runs at once unless told otherwise (each is one world in memory).
+DEFAULT_MAX_SESSIONS = 64
 
 #: What the step that ends an episode reports (a hub puts these in its ending observation's metadata).
 ENDING_KEYS = ("termination_reason", "passed", "error", "result", "state_diff", "terminated", "truncated",

@@ -47,7 +47,7 @@ from openenv.core.env_server.types import Action, EnvironmentMetadata, Observati
 from pydantic import Field
 
 from ..hubs.description import describe
-from ..hubs.session import HubEpisode
+from ..hubs.session import DEFAULT_MAX_SESSIONS, HubEpisode
 from ..version import __version__
 
 __all__ = [
@@ -62,9 +62,6 @@ __all__ = [
     "SiloState",
     "create_silo_app",
 ]
-
-#: Sessions one server runs at once unless told otherwise (each is one world in memory).
-DEFAULT_MAX_SESSIONS = 64
 
 #: ``error`` of an episode whose OpenEnv session went away before it ended.
 SESSION_CLOSED = "The OpenEnv session closed before the episode ended."
