@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
+from .bench_hubs import bench_hubs
 from .bench_llm import bench_llm
 from .bench_peers import bench_peers
 from .bench_ray import bench_ray
@@ -46,6 +47,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "view": bench_view,
     "llm": bench_llm,
     "peers": bench_peers,
+    "hubs": bench_hubs,
 }
 BENCHES = [*SCALED, *SINGLE]
 

@@ -22,7 +22,7 @@ __all__ = ["openenv_files", "openenv_names"]
 def openenv_names(desc: HubDescription) -> dict[str, str]:
     """``package`` (the import name), ``dist`` (the distribution), ``client`` (the client class)."""
     camel = "".join(part.capitalize() for part in desc.module.split("_") if part)
-    return {"package": f"silo_{desc.module}", "dist": f"openenv-silo-{desc.slug}", "client": f"Silo{camel}Env"}
+    return {"package": f"silo_{desc.module}_env", "dist": f"openenv-silo-{desc.slug}", "client": f"Silo{camel}Env"}
 
 
 _YAML = Template("""\

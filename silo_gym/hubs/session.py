@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,7 @@ class HubEpisode:
         runs_dir: where each episode's run directory goes; ``None`` records nothing.
         max_tool_calls, timeout_ms: the episode limits (silo-format §5.2).
         reward_mode: ``"fraction"`` or ``"binary"``.
+        variants: a reset given no variant draws one from its seed (docs/variants.md).
 
     Raises:
         SiloError: the environment's loading errors (silo-format §2.4).
@@ -99,10 +101,10 @@ class HubEpisode:
 
     def __init__(self, environment: str, *, path: str | os.PathLike[str] | None = None,
                  runs_dir: str | os.PathLike[str] | None = None, max_tool_calls: int = 100,
-                 timeout_ms: int = 120000, reward_mode: str = "fraction") -> None:
+                 timeout_ms: int = 120000, reward_mode: str = "fraction", variants: bool = False) -> None:
         self.silo = SiloEnv(environment, max_tool_calls=max_tool_calls, timeout_ms=timeout_ms,
                             reward_mode=reward_mode,  # type: ignore[arg-type]
-                            path=None if path is None else os.fspath(path))
+                            path=None if path is None else os.fspath(path), variants=variants)
         self.runs_dir = None if runs_dir is None else Path(os.path.abspath(runs_dir))
         self.env: SiloEnv | RecordRun = RecordRun(self.silo, runs_dir=self.runs_dir) if self.runs_dir else self.silo
         self.last: HubStep | None = None
@@ -113,6 +115,16 @@ class HubEpisode:
         """An episode was reset and has not ended."""
         episode = self.silo.episode
         return episode is not None and not episode.done
+
+    def past_deadline(self) -> bool:
+        """The running episode's deadline (``timeout_ms`` after its reset) has passed."""
+        episode = self.silo.episode
+        return episode is not None and not episode.done and time.monotonic() >= episode.deadline
+
+    def expire(self) -> None:
+        """Record the ``timeout`` limit now (the next call ends the episode as ``timeout``), as a
+        deadline that passed does; a replay uses it to end where the live episode ended."""
+        self.silo.expire()
 
     def tools(self) -> list[dict[str, Any]]:
         """The environment's tools in MCP form (the same for every task), ``submit_answer`` last."""

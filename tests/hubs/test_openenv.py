@@ -50,7 +50,7 @@ async def _play(client: SiloEnvClient, task_id: str, *, seed: int = 0, variant: 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    return export("openenv", "demo", tmp_path_factory.mktemp("openenv") / "silo_demo").path
+    return export("openenv", "demo", tmp_path_factory.mktemp("openenv") / "silo_demo_env").path
 
 
 def _exported_app(package: pathlib.Path, runs: pathlib.Path, sessions: int = 64) -> Any:
@@ -64,7 +64,7 @@ def test_exported_package_files(exported: pathlib.Path) -> None:
                      "server/Dockerfile", "server/__init__.py", "server/app.py", "server/requirements.txt",
                      "silo_env.json", "wheels/README.md"]
     assert (exported / "openenv.yaml").read_text().splitlines() == [
-        "spec_version: 1", "name: silo_demo", "type: space", "runtime: fastapi", "app: server.app:app", "port: 8000"]
+        "spec_version: 1", "name: silo_demo_env", "type: space", "runtime: fastapi", "app: server.app:app", "port: 8000"]
     from silo_gym import __version__
 
     pyproject = (exported / "pyproject.toml").read_text()
