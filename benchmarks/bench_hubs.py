@@ -96,12 +96,12 @@ async def _hub_round(solver: Any, url: str, episodes: int) -> tuple[int, float]:
     return sum(counts), time.perf_counter() - t0
 
 
-_SERVER = """
+_SERVER = f"""
 import sys, uvicorn
 from silo_gym.integrations.openenv import create_silo_app
-app = create_silo_app("demo", runs_dir=sys.argv[2], max_concurrent_envs=%d)
+app = create_silo_app("demo", runs_dir=sys.argv[2], max_concurrent_envs={SESSIONS})
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="critical")
-""" % SESSIONS
+"""
 
 
 def _free_port() -> int:

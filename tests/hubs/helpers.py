@@ -15,10 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
+from integrations._helpers import load_solver
 
 from silo_gym.wrappers.record import RecordRun
-
-from integrations._helpers import load_solver
 
 DEMO_TASKS = tuple(f"TASK-00{i}" for i in range(1, 7))
 

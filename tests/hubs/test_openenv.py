@@ -12,14 +12,14 @@ import pytest
 
 pytest.importorskip("openenv.core")
 
+from conftest import ENVS_DIR  # noqa: E402
+from integrations._helpers import load_solver  # noqa: E402
 from openenv.core import GenericEnvClient  # noqa: E402
 from openenv.core.mcp_client import MCPToolClient  # noqa: E402
 
 from silo_gym.hubs.export import export  # noqa: E402
 from silo_gym.integrations.openenv import SESSION_CLOSED, SiloEnvClient, create_silo_app  # noqa: E402
 
-from conftest import ENVS_DIR  # noqa: E402
-from integrations._helpers import load_solver  # noqa: E402
 from .helpers import DEMO_TASKS, load_module, play_native, run_bytes, serving  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("openenv")
@@ -251,13 +251,13 @@ def test_64_sessions_at_once_are_isolated_and_each_recorded_once(tmp_path: pathl
         async def every() -> tuple[list[Any], str]:
             clients = [SiloEnvClient(base_url=url, message_timeout_s=300) for _ in tasks]
             await asyncio.gather(*(client.connect() for client in clients))  # 64 sessions open at once
-            starts = await asyncio.gather(*(client.reset(task_id=task, seed=0) for client, task in zip(clients, tasks)))
+            starts = await asyncio.gather(*(client.reset(task_id=task, seed=0) for client, task in zip(clients, tasks, strict=True)))
             assert all(not s.done for s in starts)
             async with SiloEnvClient(base_url=url) as extra:  # the 65th is refused while they are open
                 with pytest.raises(RuntimeError) as refused:
                     await extra.reset(task_id="TASK-001")
             try:
-                return await asyncio.gather(*(_play_started(c, s) for c, s in zip(clients, starts))), str(refused.value)
+                return await asyncio.gather(*(_play_started(c, s) for c, s in zip(clients, starts, strict=True))), str(refused.value)
             finally:
                 await asyncio.gather(*(client.close() for client in clients))
 

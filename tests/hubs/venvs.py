@@ -34,15 +34,19 @@ def build_wheel(out: Path) -> Path:
     return wheel
 
 
-def make_venv(path: Path, requirements: Sequence[str], find_links: Path, timeout: float = 1500) -> Path:
-    """A venv at ``path`` with ``requirements`` installed (``--find-links find_links``); returns its bin/."""
+def make_venv(path: Path, requirements: Sequence[str], find_links: Path, timeout: float = 1500,
+              first: Sequence[str] = ()) -> Path:
+    """A venv at ``path`` with ``requirements`` installed (``--find-links find_links``), after
+    ``first`` (one more ``pip install`` argument list, when given); returns its bin/."""
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=300)
     bin_dir = path / "bin"
-    done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           "--find-links", str(find_links), *requirements],
-                          capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"pip install {' '.join(requirements)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+    for args in ([*first], [*requirements]):
+        if not args:
+            continue
+        done = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               "--find-links", str(find_links), *args], capture_output=True, text=True, timeout=timeout)
+        if done.returncode != 0:
+            raise RuntimeError(f"pip install {' '.join(args)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
     return bin_dir
 
 
