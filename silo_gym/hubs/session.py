@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gymnasium.error import ResetNeeded
+
 from ..env import SiloEnv
-from ..jsonfmt import loads_strict
+from ..jsonfmt import dumps_compact, loads_strict
 from ..serve.episodes import SUBMIT_ANSWER, SUBMIT_ANSWER_TOOL
 from ..wrappers.record import RecordRun
 
@@ -170,11 +172,24 @@ class HubEpisode:
         return step
 
     def call(self, tool: str, arguments: Any) -> HubStep:
-        """A tool call; ``submit_answer`` with ``{"answer": value}`` ends the episode with that answer
-        (other arguments for it are stepped as a call of an unknown tool would be: an
-        ``invalid_action`` the trace records)."""
-        if tool == SUBMIT_ANSWER and isinstance(arguments, dict) and set(arguments) == {"answer"}:
-            return self.answer(arguments["answer"])
+        """A tool call; ``submit_answer`` with ``{"answer": value}`` ends the episode with that answer.
+        ``submit_answer`` with other arguments is refused with an ``invalid_input`` error, without
+        counting a call or tracing it (it is not a tool of the task), as ``silo-gym serve`` does.
+
+        Raises:
+            gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
+        """
+        if tool == SUBMIT_ANSWER:
+            if isinstance(arguments, dict) and set(arguments) == {"answer"}:
+                return self.answer(arguments["answer"])
+            if not self.running:
+                raise ResetNeeded("No episode is running: call reset() first (or again, after the episode ended).")
+            keys = sorted(arguments) if isinstance(arguments, dict) else type(arguments).__name__
+            output = {"code": "invalid_input",
+                      "message": f'{SUBMIT_ANSWER} takes exactly one argument, "answer" (any JSON value); got {keys}.'}
+            info = dict(self.last.info) if self.last is not None else {}
+            return HubStep(dumps_compact({"output": output, "isError": True}), output, True, 0.0, False, False, False,
+                           info, None)
         return self.step({"tool": tool, "input": arguments})
 
     def answer(self, value: Any) -> HubStep:
