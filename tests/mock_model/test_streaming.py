@@ -8,7 +8,6 @@ import urllib.request
 from typing import Any
 
 import pytest
-
 from conftest import REPO_ROOT
 
 openai = pytest.importorskip("openai")
