@@ -22,9 +22,9 @@ import pytest
 from silo_gym.hubs.export import export
 
 from .helpers import DEMO_TASKS, play_native, run_bytes
-from .venvs import ROOT, build_wheel, make_venv, venv_env
+from .venvs import ROOT, make_venv, venv_env
 
-pytestmark = [pytest.mark.xdist_group("nemo_gym"), pytest.mark.timeout(2400)]
+pytestmark = [pytest.mark.xdist_group("hub_venvs"), pytest.mark.timeout(2400)]
 
 NEMO_GYM = "nemo-gym==0.7.0"
 #: What nemo-gym 0.7.0's resources-server modules import (its full requirement list also pulls
@@ -35,10 +35,10 @@ IMPORTED = ["fastapi", "uvicorn", "pydantic", "openai==2.44.0", "aiohttp", "omeg
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> tuple[pathlib.Path, pathlib.Path]:
+def venv(tmp_path_factory: pytest.TempPathFactory, silo_wheel: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
     """(the venv's bin/, the exported Gym tree)."""
     base = tmp_path_factory.mktemp("nemo_gym")
-    wheel = build_wheel(base)
+    wheel = silo_wheel
     tree = export("nemo-gym", "demo", base / "gym").path
     bin_dir = make_venv(base / "venv", [*IMPORTED, f"silo-gym=={wheel.name.split('-')[1]}"], wheel.parent,
                         first=["--no-deps", "--ignore-requires-python", NEMO_GYM])

@@ -142,11 +142,11 @@ def test_openenv_generic_and_mcp_clients(tmp_path: pathlib.Path) -> None:
     names = [t["name"] for t in listed.observation["tools"]]
     assert names[-1] == "submit_answer" and "search_leads" in names and len(names) == 43
     assert call.observation["tool_name"] == "search_leads" and call.observation["is_error"] is False
-    assert call.observation["result"] == {"results": [], "total": 0} or "results" in call.observation["result"]
+    assert call.observation["result"] == {"total": 0, "count": 0, "offset": 0, "results": []}
     assert end.done is True and end.observation["termination_reason"] == "completed"
     assert end.reward == end.observation["ending"]["result"]["reward"]
     assert [t.name for t in tools] == names
-    assert isinstance(found, dict) and "results" in found
+    assert found == {"total": 0, "count": 0, "offset": 0, "results": []}
 
 
 def test_a_session_that_disconnects_is_ended_and_recorded(tmp_path: pathlib.Path) -> None:

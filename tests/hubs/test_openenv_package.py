@@ -17,9 +17,9 @@ pytest.importorskip("openenv.core")
 
 from silo_gym.hubs.export import export  # noqa: E402
 
-from .venvs import build_wheel, make_venv, venv_env  # noqa: E402
+from .venvs import make_venv, venv_env  # noqa: E402
 
-pytestmark = [pytest.mark.xdist_group("openenv_package"), pytest.mark.timeout(2400)]
+pytestmark = [pytest.mark.xdist_group("hub_venvs"), pytest.mark.timeout(2400)]
 
 PLAY = """
 import asyncio, json, sys
@@ -43,8 +43,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_the_package_installs_alone_and_serves_from_its_entry_point(tmp_path: pathlib.Path) -> None:
-    wheel = build_wheel(tmp_path / "build")
+def test_the_package_installs_alone_and_serves_from_its_entry_point(tmp_path: pathlib.Path,
+                                                                   silo_wheel: pathlib.Path) -> None:
+    wheel = silo_wheel
     package = export("openenv", "demo", tmp_path / "silo_demo_env").path
     bin_dir = make_venv(tmp_path / "venv", [str(package)], wheel.parent)
     requires = subprocess.run([str(bin_dir / "python"), "-c", "import importlib.metadata as m; "

@@ -15,16 +15,16 @@ import pytest
 from silo_gym.hubs.export import export
 
 from .helpers import DEMO_TASKS, play_native, run_bytes
-from .venvs import build_wheel, make_venv, mock_model, venv_env
+from .venvs import make_venv, mock_model, venv_env
 
-pytestmark = [pytest.mark.xdist_group("verifiers"), pytest.mark.timeout(2400)]
+pytestmark = [pytest.mark.xdist_group("hub_venvs"), pytest.mark.timeout(2400)]
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> tuple[pathlib.Path, pathlib.Path]:
+def venv(tmp_path_factory: pytest.TempPathFactory, silo_wheel: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
     """(the venv's bin/, the exported package) with the package installed."""
     base = tmp_path_factory.mktemp("verifiers")
-    wheel = build_wheel(base)
+    wheel = silo_wheel
     package = export("verifiers", "demo", base / "silo-demo").path
     # The package's only requirement is silo-gym[verifiers]=={version}: the wheel satisfies it.
     bin_dir = make_venv(base / "venv", [str(package), "uv"], wheel.parent)
