@@ -6,8 +6,8 @@ machines have CPython 3.11 only. So the test installs nemo-gym 0.7.0 into a venv
 ``--ignore-requires-python --no-deps`` plus the packages its server modules import (the same
 ``resources_servers.gymnasium`` base class, FastAPI app, session middleware and request models a
 3.13 install has), then does what ``gym env test`` does after its venv exists: ``pytest`` in
-the server's folder. It also plays every demo task through the server's HTTP routes with NeMo
-Gym's request models, several sessions interleaved, and compares the runs with ``gym.make``'s.
+the server's folder. It also plays every demo task (and a variant world) through the server's HTTP
+routes with NeMo Gym's request models, the sessions interleaved, and compares the runs with ``gym.make``'s.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pathlib
 import subprocess
 from typing import Any
 
+import gymnasium as gym
 import pytest
 
 from silo_gym.hubs.export import export
@@ -94,6 +95,7 @@ spec.loader.exec_module(solver)
 config = SiloDemoResourcesServerConfig(host="", port=0, entrypoint="", name="silo_demo", runs_dir=sys.argv[2])
 app = SiloDemoResourcesServer(config=config, server_client=MagicMock(spec=ServerClient)).setup_webserver()
 rows = [json.loads(l) for l in open("resources_servers/silo_demo/data/example.jsonl")]
+rows += json.loads(Path(sys.argv[3]).read_text())  # more rows (a variant world)
 
 def reply(output):
     return {"id": "r", "object": "response", "created_at": 0.0, "status": "completed", "model": "m", "output": output,
@@ -131,15 +133,25 @@ def test_every_demo_task_over_the_routes_equals_gym_make(venv: tuple[pathlib.Pat
                                                         tmp_path: pathlib.Path) -> None:
     bin_dir, tree = venv
     solver = ROOT / "examples" / "agents" / "crm_solver.py"
-    done = _run(bin_dir, ["-c", PLAY, str(solver), str(tmp_path / "hub")], tree, tree)
+    rows = [json.loads(line) for line in (tree / "resources_servers" / "silo_demo" / "data" / "example.jsonl")
+            .read_text().splitlines()]
+    env = gym.make("silo/demo", disable_env_checker=True)
+    instruction, _ = env.reset(seed=5, options={"task_id": "TASK-002", "variant": 3})
+    env.close()
+    variant_row = json.loads(json.dumps(rows[1]))
+    variant_row.update(seed=5, variant=3)
+    variant_row["responses_create_params"]["input"][0]["content"] = instruction
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps([variant_row]))
+    done = _run(bin_dir, ["-c", PLAY, str(solver), str(tmp_path / "hub"), str(extra)], tree, tree)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     ends: list[dict[str, Any]] = json.loads(done.stdout.strip().splitlines()[-1])
-    assert [e["task"] for e in ends] == list(DEMO_TASKS)
-    for end in ends:
-        _, native_run, _ = play_native(end["task"], tmp_path / "native", seed=0)
+    assert [e["task"] for e in ends] == [*DEMO_TASKS, "TASK-002"]
+    for end, (seed, variant) in zip(ends, [(0, None)] * len(DEMO_TASKS) + [(5, 3)], strict=True):
+        _, native_run, _ = play_native(end["task"], tmp_path / "native", seed=seed, variant=variant)
         run_dir = pathlib.Path(end["info"]["run_dir"])
         result = json.loads((run_dir / "result.json").read_text())
         assert end["reward"] == result["reward"] == 1.0 and end["info"]["result"] == result
         assert end["info"]["termination_reason"] == "completed"
         assert run_bytes(run_dir) == run_bytes(native_run), end["task"]
-    assert len(list((tmp_path / "hub").iterdir())) == len(DEMO_TASKS)
+    assert len(list((tmp_path / "hub").iterdir())) == len(DEMO_TASKS) + 1
