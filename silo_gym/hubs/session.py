@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 from gymnasium.error import ResetNeeded
 
 from ..env import SiloEnv
@@ -46,6 +47,15 @@ def ending_metadata(info: dict[str, Any], terminated: bool, truncated: bool) -> 
         if key in info:
             meta[key] = info[key]
     return meta
+
+
+def _parsed(text: str) -> Any:
+    """The env's own observation text as JSON data: orjson's parse (fast), or the strict
+    parser's where orjson stops (an integer past 64 bits)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return loads_strict(text)
 
 
 @dataclass(frozen=True)
@@ -165,7 +175,7 @@ class HubEpisode:
         if done:
             step = self._ending(obs, float(reward), bool(terminated), bool(truncated), info)
         else:
-            result = loads_strict(obs)
+            result = _parsed(obs)
             output = result.get("output") if isinstance(result, dict) else result
             step = HubStep(obs, output, bool(info.get("is_error")), 0.0, False, False, False, info, None)
         self.last = step

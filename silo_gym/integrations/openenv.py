@@ -170,18 +170,19 @@ class SiloOpenEnv(Environment[Action, Observation, SiloState]):
             raise TypeError(f"SiloOpenEnv takes ListToolsAction or CallToolAction, got {type(action).__name__}.")
         step = self.hub.call(action.tool_name, action.arguments)
         state = self._state
-        state.step_count += 1
-        state.tool_calls = int(step.info.get("tool_calls", state.tool_calls))
-        state.tool_errors = int(step.info.get("tool_errors", state.tool_errors))
+        # one copy, not three validated assignments (OpenEnv's State validates each one)
+        self._state = state = state.model_copy(update={
+            "step_count": state.step_count + 1,
+            "tool_calls": int(step.info.get("tool_calls", state.tool_calls)),
+            "tool_errors": int(step.info.get("tool_errors", state.tool_errors))})
         if step.ending is None:
             return SiloObservation(task_id=state.task_id or "", variant=state.variant, tool_name=action.tool_name,
                                    result=step.output, is_error=step.is_error, reward=0.0)
         return self._ended(step.ending, step.reward)
 
     def _ended(self, ending: dict[str, Any], reward: float) -> SiloObservation:
-        state = self._state
-        state.done = True
-        state.termination_reason = ending["termination_reason"]
+        self._state = state = self._state.model_copy(update={"done": True,
+                                                             "termination_reason": ending["termination_reason"]})
         return SiloObservation(task_id=state.task_id or "", variant=state.variant, done=True, reward=reward,
                                terminated=ending["terminated"], truncated=ending["truncated"],
                                termination_reason=ending["termination_reason"], ending=ending, metadata=dict(ending))
