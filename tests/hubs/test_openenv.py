@@ -191,18 +191,27 @@ def test_a_tool_limit_truncates_and_says_so(tmp_path: pathlib.Path) -> None:
     assert second.reward == obs.ending["result"]["reward"]
 
 
+async def _refusal(url: str) -> dict[str, Any]:
+    """The first message a new WebSocket session gets from a full server: OpenEnv sends its
+    refusal at once and closes (a client's own first request may race that close)."""
+    from websockets.asyncio.client import connect
+
+    async with connect(url.replace("http://", "ws://", 1) + "/ws") as ws:
+        return json.loads(await asyncio.wait_for(ws.recv(), 60))  # type: ignore[no-any-return]
+
+
 def test_sessions_past_the_bound_are_refused(tmp_path: pathlib.Path) -> None:
     with serving(create_silo_app("demo", runs_dir=tmp_path, max_concurrent_envs=1)) as url:
-        async def go() -> str:
+        async def go() -> tuple[dict[str, Any], Any]:
             async with SiloEnvClient(base_url=url) as first:
                 await first.reset(task_id="TASK-001")
-                async with SiloEnvClient(base_url=url) as second:
-                    with pytest.raises(RuntimeError) as refused:
-                        await second.reset(task_id="TASK-001")
-                    return str(refused.value)
+                refused = await _refusal(url)
+                still = await first.call_tool("search_leads", {"query": "zzz-nobody"})  # the first plays on
+                return refused, still
 
-        message = asyncio.run(go())
-    assert "CAPACITY_REACHED" in message or "capacity" in message.lower()
+        refused, still = asyncio.run(go())
+    assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED"
+    assert refused["data"]["max_sessions"] == 1 and still.done is False
 
 
 def test_bad_reset_arguments_are_refused_over_the_wire(tmp_path: pathlib.Path) -> None:
@@ -248,21 +257,19 @@ def test_64_sessions_at_once_are_isolated_and_each_recorded_once(tmp_path: pathl
     native = {task: run_bytes(play_native(task, tmp_path / "native", seed=0)[1]) for task in DEMO_TASKS}
     tasks = [DEMO_TASKS[i % len(DEMO_TASKS)] for i in range(64)]
     with serving(create_silo_app("demo", runs_dir=tmp_path / "hub", max_concurrent_envs=64)) as url:
-        async def every() -> tuple[list[Any], str]:
+        async def every() -> tuple[list[Any], dict[str, Any]]:
             clients = [SiloEnvClient(base_url=url, message_timeout_s=300) for _ in tasks]
             await asyncio.gather(*(client.connect() for client in clients))  # 64 sessions open at once
             starts = await asyncio.gather(*(client.reset(task_id=task, seed=0) for client, task in zip(clients, tasks, strict=True)))
             assert all(not s.done for s in starts)
-            async with SiloEnvClient(base_url=url) as extra:  # the 65th is refused while they are open
-                with pytest.raises(RuntimeError) as refused:
-                    await extra.reset(task_id="TASK-001")
+            refused = await _refusal(url)  # the 65th is refused while they are open
             try:
-                return await asyncio.gather(*(_play_started(c, s) for c, s in zip(clients, starts, strict=True))), str(refused.value)
+                return await asyncio.gather(*(_play_started(c, s) for c, s in zip(clients, starts, strict=True))), refused
             finally:
                 await asyncio.gather(*(client.close() for client in clients))
 
         ends, refusal = asyncio.run(every())
-    assert "CAPACITY_REACHED" in refusal or "capacity" in refusal.lower()
+    assert refusal["data"]["code"] == "CAPACITY_REACHED" and refusal["data"]["max_sessions"] == 64
     runs = sorted((tmp_path / "hub").iterdir())
     assert len(runs) == 64  # each session recorded once
     seen = set()
