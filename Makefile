@@ -3,8 +3,9 @@
 # What each target installs into .venv (created on first use):
 #   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema-rs, jsonschema, numpy, orjson, tqdm)
 #   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
-#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl); torch first,
-#                 pinned to the CPU build (torch==2.13.0: other versions pull a multi-GB CUDA build)
+#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl, openenv); torch first,
+#                 pinned to the CPU build (torch==2.13.0: other versions pull a multi-GB CUDA build). verifiers
+#                 (mcp==2.0.0) and NeMo Gym (Python 3.13) cannot share it: their tests build venvs of their own
 #   test / lint / typecheck / bench   setup-dev
 PYTHON ?= python3
 VENV ?= .venv
@@ -12,7 +13,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 CORE_STAMP := $(VENV)/.installed-core
 DEV_STAMP := $(VENV)/.installed-dev
-DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl
+DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl,openenv
 TORCH_CPU := torch==2.13.0
 
 .PHONY: setup setup-dev demo test lint typecheck bench clean

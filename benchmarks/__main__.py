@@ -17,6 +17,7 @@ from pathlib import Path
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
 from .bench_eval import bench_eval
+from .bench_hubs import bench_hubs
 from .bench_llm import bench_llm
 from .bench_peers import bench_peers
 from .bench_ray import bench_ray
@@ -50,6 +51,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "peers": bench_peers,
     "eval": bench_eval,
     "shaping": bench_shaping,
+    "hubs": bench_hubs,
 }
 BENCHES = [*SCALED, *SINGLE]
 

@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replay_cmd",
     "view_cmd",
     "eval_cmd",
+    "export_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"

@@ -4,7 +4,8 @@ and Anthropic Messages and plays a scripted plan per task (issue 11, item 5).
 Routes (``aiohttp``, the ``silo-gym[aiohttp]`` extra):
 
 - ``POST /v1/chat/completions``: tool calls when the request has ``tools``; without tools, the
-  text protocol (``<tool_call>`` tags, for ``TextProtocolPolicy``);
+  text protocol (``<tool_call>`` tags, for ``TextProtocolPolicy``); ``"stream": true`` answers
+  the same reply as Server-Sent Events (``chat.completion.chunk`` objects, then ``[DONE]``);
 - ``POST /v1/responses``: ``function_call`` / ``message`` output items;
 - ``POST /v1/messages``: Anthropic ``tool_use`` / ``text`` blocks;
 - ``GET /v1/models``: the one model name; ``GET /_mock/stats``: requests served and faults played.
@@ -276,7 +277,33 @@ class MockModelServer:
                    "model": self.model,
                    "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
                    "usage": self._usage(body, turn, "chat")}
+        if body.get("stream") is True:
+            return await self._chat_stream(web, request, payload, body)
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
+
+    async def _chat_stream(self, web: Any, request: Any, payload: dict[str, Any], body: dict[str, Any]) -> Any:
+        """``stream: true``: the same reply as Server-Sent Events of ``chat.completion.chunk``
+        objects (the whole message in one delta, then ``finish_reason``, then the usage chunk
+        when ``stream_options.include_usage`` is set), ended by ``data: [DONE]``."""
+        choice = payload["choices"][0]
+        message = choice["message"]
+        delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+        if "tool_calls" in message:
+            delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
+        head = {"id": payload["id"], "object": "chat.completion.chunk", "created": 0, "model": self.model}
+        chunks = [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None, "logprobs": None}]},
+                  {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"],
+                                        "logprobs": None}]}]
+        options = body.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            chunks.append({**head, "choices": [], "usage": payload["usage"]})
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        for chunk in chunks:
+            await response.write(b"data: " + orjson.dumps(chunk) + b"\n\n")
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
 
     async def responses(self, request: Any) -> Any:
         web = require_aiohttp()
