@@ -14,7 +14,8 @@ SCRIPT = """
 import importlib, json, pkgutil, sys
 import silo_gym
 names = sorted(m.name for m in pkgutil.walk_packages(silo_gym.__path__, "silo_gym."))
-skipped = {"silo_gym.__main__", "silo_gym.integrations.trl", "silo_gym.integrations.skyrl"}
+skipped = {"silo_gym.__main__", "silo_gym.integrations.trl", "silo_gym.integrations.skyrl",
+           "silo_gym.integrations.verl", "silo_gym.integrations.openrlhf"}
 for name in names:
     if name not in skipped:
         importlib.import_module(name)

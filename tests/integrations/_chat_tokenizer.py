@@ -1,5 +1,5 @@
 """A small tokenizer with a Hermes-style tool chat template, built on the spot (nothing is
-downloaded), for the verl tests: byte-level BPE, ChatML turns, ``<tool_call>`` tags as single
+downloaded), for the verl and OpenRLHF tests: byte-level BPE, ChatML turns, ``<tool_call>`` tags as single
 non-special tokens (as in Qwen's tokenizers), the tools rendered as full JSON schemas, and tool
 results grouped into one user turn of ``<tool_response>`` blocks (as Qwen 2.5's template does)."""
 
