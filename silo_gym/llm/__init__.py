@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from .anthropic_adapter import anthropic_acomplete, anthropic_complete
-from .endpoint import arun_endpoint_episode, run_endpoint_episode
+from .endpoint import EndpointEpisode, arun_endpoint_episode, run_endpoint_episode
 from .formats import (
     ToolCallRef,
     action_to_anthropic_tool_use,
@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_SYSTEM_PROMPT",
     "ChatPolicy",
+    "EndpointEpisode",
     "Episode",
     "ModelHTTPError",
     "ModelReply",

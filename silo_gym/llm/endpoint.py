@@ -26,28 +26,42 @@ The ``openai`` package is the ``silo-gym[openai]`` extra.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from .openai_adapter import openai_acomplete, openai_complete
-from .policy import ChatPolicy, Episode
+from .policy import ChatPolicy, Episode, ModelReply
 from .retry import DEFAULT_RETRY, RetryPolicy
 from .text_protocol import TextProtocolPolicy
 
-__all__ = ["arun_endpoint_episode", "run_endpoint_episode"]
+__all__ = ["EndpointEpisode", "arun_endpoint_episode", "run_endpoint_episode"]
 
 _MISSING = 'run_endpoint_episode needs the "openai" package: pip install "silo-gym[openai]"'
 _APIS = ("chat", "text")
 
 
+@dataclass
+class EndpointEpisode(Episode):
+    """An :class:`~silo_gym.llm.Episode` played against an endpoint, with what the endpoint sent.
+
+    Attributes:
+        completions: the ``ChatCompletion`` of each model turn, in order (one per assistant
+            message of ``messages``; retried failures are not in it).
+        tools: the ``tools`` sent with every request (``api="chat"``), else ``None``.
+    """
+
+    completions: list[Any] = field(default_factory=list)
+    tools: list[dict[str, Any]] | None = None
+
+    def messages_and_choices(self) -> list[Any]:
+        """``messages`` with each assistant message replaced by the ``Choice`` it came from (the
+        SDK object, with its ``logprobs``): the form ART's ``Trajectory(messages_and_choices=...)``
+        takes, where only the choices are trained on."""
+        choices = iter(c.choices[0] for c in self.completions)
+        return [next(choices) if isinstance(m, dict) and m.get("role") == "assistant" else m for m in self.messages]
+
+
 def _key(api_key: str | None) -> str:
     return api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or "EMPTY"
-
-
-def _policy(complete: Any, api: str, system_prompt: str | None, model: str,
-            retry: RetryPolicy | None) -> ChatPolicy | TextProtocolPolicy:
-    if api == "chat":
-        return ChatPolicy(complete, system_prompt=system_prompt, model=model, retry=retry)
-    return TextProtocolPolicy(complete, system_prompt=system_prompt, model=model, retry=retry)
 
 
 def _check_api(api: str) -> None:
@@ -55,10 +69,60 @@ def _check_api(api: str) -> None:
         raise ValueError(f'api must be "chat" (native tool calls) or "text" (the text protocol); got {api!r}.')
 
 
+def _usage(response: Any) -> dict[str, Any] | None:
+    usage = getattr(response, "usage", None)
+    dump = getattr(usage, "model_dump", None)
+    value = dump(exclude_none=True) if callable(dump) else usage
+    return value if isinstance(value, dict) else None
+
+
+class _Recorder:
+    """Sends the requests of one episode and keeps every response (:class:`EndpointEpisode`)."""
+
+    def __init__(self, client: Any, model: str, api: str, params: dict[str, Any]) -> None:
+        self.client, self.model, self.api, self.params = client, model, api, params
+        self.completions: list[Any] = []
+        self.tools: list[dict[str, Any]] | None = None
+
+    def _kwargs(self, tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        kwargs = dict(self.params)
+        if tools:
+            kwargs["tools"] = self.tools = tools
+        return kwargs
+
+    def _reply(self, response: Any) -> ModelReply:
+        self.completions.append(response)
+        message = response.choices[0].message
+        if self.api == "text":
+            value: Any = message.content or ""
+        else:
+            dump = getattr(message, "model_dump", None)
+            value = dump(exclude_none=True) if callable(dump) else message
+        return ModelReply(value, usage=_usage(response), model=getattr(response, "model", None) or self.model)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
+        response = self.client.chat.completions.create(model=self.model, messages=messages, **self._kwargs(tools))
+        return self._reply(response)
+
+    async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
+        response = await self.client.chat.completions.create(model=self.model, messages=messages,
+                                                             **self._kwargs(tools))
+        return self._reply(response)
+
+    def policy(self, function: Any, system_prompt: str | None, retry: RetryPolicy | None) -> Any:
+        if self.api == "chat":
+            return ChatPolicy(function, system_prompt=system_prompt, model=self.model, retry=retry)
+        return TextProtocolPolicy(function, system_prompt=system_prompt, model=self.model, retry=retry)
+
+    def episode(self, episode: Episode) -> EndpointEpisode:
+        values = {f.name: getattr(episode, f.name) for f in fields(Episode)}
+        return EndpointEpisode(**values, completions=self.completions, tools=self.tools)
+
+
 def run_endpoint_episode(env: Any, base_url: str | None, model: str, *, api_key: str | None = None,
                          seed: int | None = None, options: dict[str, Any] | None = None, api: str = "chat",
                          system_prompt: str | None = None, client: Any = None, http_client: Any = None,
-                         retry: RetryPolicy | None = DEFAULT_RETRY, **params: Any) -> Episode:
+                         retry: RetryPolicy | None = DEFAULT_RETRY, **params: Any) -> EndpointEpisode:
     """Reset ``env`` and play one episode against the chat endpoint at ``base_url``.
 
     Args:
@@ -81,9 +145,9 @@ def run_endpoint_episode(env: Any, base_url: str | None, model: str, *, api_key:
             ``max_tokens``, ``extra_body``, ``extra_headers``...).
 
     Returns:
-        The :class:`~silo_gym.llm.Episode`: ``reward`` is the final step's reward (the verifier's,
-        equal to ``result.json``'s), ``messages`` the whole conversation, ``info["result"]`` the
-        ``result.json`` dict.
+        An :class:`EndpointEpisode`: ``reward`` is the final step's reward (the verifier's, equal
+        to ``result.json``'s), ``messages`` the whole conversation, ``info["result"]`` the
+        ``result.json`` dict, ``completions`` the endpoint's responses.
 
     Raises:
         ValueError: an unknown ``api``.
@@ -101,19 +165,20 @@ def run_endpoint_episode(env: Any, base_url: str | None, model: str, *, api_key:
         # No SDK retries: the policy retries transient errors itself and counts them.
         owned = client = openai.OpenAI(base_url=base_url, api_key=_key(api_key), http_client=http_client,
                                        max_retries=0)
+    recorder = _Recorder(client, model, api, params)
     try:
-        complete = openai_complete(base_url, model, api="chat" if api == "chat" else "text", client=client, **params)
-        return _policy(complete, api, system_prompt, model, retry).run_episode(env, seed=seed, options=options)
+        episode = recorder.policy(recorder.complete, system_prompt, retry).run_episode(env, seed=seed, options=options)
     finally:
         if owned is not None and http_client is None:
             owned.close()
+    return recorder.episode(episode)
 
 
 async def arun_endpoint_episode(env: Any, base_url: str | None, model: str, *, api_key: str | None = None,
                                 seed: int | None = None, options: dict[str, Any] | None = None,
                                 api: str = "chat", system_prompt: str | None = None, client: Any = None,
                                 http_client: Any = None, retry: RetryPolicy | None = DEFAULT_RETRY,
-                                **params: Any) -> Episode:
+                                **params: Any) -> EndpointEpisode:
     """:func:`run_endpoint_episode` on the running event loop (``openai.AsyncOpenAI``).
 
     The same arguments, except that ``client`` is an ``openai.AsyncOpenAI`` and ``http_client``
@@ -129,11 +194,11 @@ async def arun_endpoint_episode(env: Any, base_url: str | None, model: str, *, a
             raise ImportError(_MISSING) from exc
         owned = client = openai.AsyncOpenAI(base_url=base_url, api_key=_key(api_key), http_client=http_client,
                                             max_retries=0)
+    recorder = _Recorder(client, model, api, params)
     try:
-        complete = openai_acomplete(base_url, model, api="chat" if api == "chat" else "text", client=client,
-                                    **params)
-        return await _policy(complete, api, system_prompt, model, retry).arun_episode(env, seed=seed,
-                                                                                     options=options)
+        episode = await recorder.policy(recorder.acomplete, system_prompt, retry).arun_episode(env, seed=seed,
+                                                                                             options=options)
     finally:
         if owned is not None and http_client is None:
             await owned.close()
+    return recorder.episode(episode)

@@ -34,6 +34,13 @@ def test_sync_and_async_play_the_same_episode_with_result_json_s_reward(server, 
         episodes.append(ep)
         assert ep.reward == _result(ep)["reward"] == 1.0 and ep.info["result"] == _result(ep)
     assert episodes[0].messages == episodes[1].messages and episodes[0].actions == episodes[1].actions
+    for ep in episodes:  # the endpoint's response of each model turn, in order
+        assistant = [m for m in ep.messages if m["role"] == "assistant"]
+        assert len(ep.completions) == len(assistant) == len(ep.actions)
+        mixed = ep.messages_and_choices()
+        assert [type(m).__name__ for m in mixed if not isinstance(m, dict)] == ["Choice"] * len(assistant)
+        assert [m for m in mixed if isinstance(m, dict)] == [m for m in ep.messages if m["role"] != "assistant"]
+        assert (ep.tools is not None) == (api == "chat")
     if api == "chat":
         assert [m["role"] for m in episodes[0].messages[:3]] == ["system", "user", "assistant"]
         assert episodes[0].messages[3]["role"] == "tool"
