@@ -3,11 +3,12 @@
 # What each target installs into .venv (created on first use):
 #   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema-rs, jsonschema, numpy, orjson, tqdm)
 #   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
-#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl); torch first,
+#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl, art, rllm); torch first,
 #                 pinned to the CPU build (torch==2.13.0: other versions pull a multi-GB CUDA build)
 #                 (OpenRLHF's source, unpacked under .venv/trainer-src/openrlhf, for its agent classes)
-#   setup-verl    a second venv, .venv-verl: verl pins transformers<5.11, which the trl extra's tests
-#                 cannot share, so the verl tests (tests/integrations/test_verl.py) run there
+#   setup-verl    a second venv, .venv-verl, with the verl and agentlightning extras: verl pins
+#                 transformers<5.11 and Agent Lightning's agentops packaging<25, which the trl extra's
+#                 tests cannot share, so their tests (VERL_TESTS) run there
 #   test / lint / typecheck / bench   setup-dev (test also setup-verl)
 PYTHON ?= python3
 VENV ?= .venv
@@ -15,7 +16,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 CORE_STAMP := $(VENV)/.installed-core
 DEV_STAMP := $(VENV)/.installed-dev
-DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl
+DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl,art,rllm
 TORCH_CPU := torch==2.13.0
 # OpenRLHF needs flash-attn and a GPU to install: its agent classes are tested from its source
 # (the wheel, fetched with pip download, unpacked but not installed).
@@ -24,8 +25,8 @@ OPENRLHF_SRC := $(VENV)/trainer-src/openrlhf
 VERL_VENV ?= .venv-verl
 VERL_PIP := $(VERL_VENV)/bin/python -m pip --disable-pip-version-check
 VERL_STAMP := $(VERL_VENV)/.installed-verl
-VERL_EXTRAS := dev,openai,aiohttp,verl
-VERL_TESTS := tests/integrations/test_verl.py
+VERL_EXTRAS := dev,openai,aiohttp,verl,agentlightning
+VERL_TESTS := tests/integrations/test_verl.py tests/integrations/test_agentlightning.py
 
 .PHONY: setup setup-dev setup-verl demo test test-verl lint typecheck bench clean
 
@@ -75,7 +76,8 @@ test: setup-dev lint typecheck
 	SILO_GYM_REQUIRE_EXTRAS=1 $(VENV)/bin/pytest -n 2 --dist loadgroup tests
 	$(MAKE) test-verl
 
-# The verl tests in their own venv (SILO_GYM_VERL=1: there a missing verl fails instead of skipping).
+# The verl and Agent Lightning tests in their own venv (SILO_GYM_VERL=1: there a missing package fails
+# instead of skipping).
 test-verl: setup-verl
 	SILO_GYM_REQUIRE_EXTRAS=1 SILO_GYM_VERL=1 $(VERL_VENV)/bin/pytest -n 0 $(VERL_TESTS)
 
