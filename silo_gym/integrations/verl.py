@@ -154,6 +154,7 @@ class SiloAgentLoop(AgentLoopBase):
         self.response_length = self.rollout_config.response_length
         self.tool_parser = None if self.tool_format == "hermes" else ToolParser.get_tool_parser(self.tool_format,
                                                                                               self.tokenizer)
+        self._eos_id = getattr(self.tokenizer, "eos_token_id", None)
         special = getattr(self.tokenizer, "all_special_tokens", None) or []
         self._special_tokens = [t for t in special if isinstance(t, str) and t and t not in _TOOL_TAGS]
 
@@ -286,7 +287,9 @@ class SiloAgentLoop(AgentLoopBase):
                 logprobs = merged_logprobs
             text = self._visible(generated)
             content, actions = await self._actions(generated, text, tools)
-            if len(mask) >= self.response_length:
+            # At the budget a reply is cut unless it ends its turn (a whole answer that just fits)
+            finished = bool(generated) and generated[-1] == self._eos_id
+            if len(mask) > self.response_length or (len(mask) == self.response_length and (actions or not finished)):
                 ended = abort(f"verl's response_length ({self.response_length} tokens) ran out before a final answer.")
                 break
             if not actions:

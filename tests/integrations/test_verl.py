@@ -287,6 +287,15 @@ def test_verls_limits_end_the_episode_graded_with_the_reward_on_a_model_token(
     assert result["terminationReason"] == "agent_error" and "response_length (60 tokens)" in result["error"]
     response, mask, scores, _ = _row_out(out)
     assert len(response) <= 60 and mask[-1] == 1 and scores[len(response) - 1] == _f32(result["reward"])
+    # an answer that just fits the budget and ends its turn is an answer, not a cut reply
+    fits = len(verl_env.tokenizer.encode("Done.", add_special_tokens=False)) + 1
+    env = _other_worker(verl_env, tmp_path, {"runs_dir": str(tmp_path / "runs")},
+                        f"actor_rollout_ref.rollout.response_length={fits}")
+    out, server = _rollout(env, rows, lambda p, s: "Done.")
+    result = _result(out)
+    assert result["terminationReason"] == "completed" and result["agentOutput"] == "Done."
+    response, mask, scores, _ = _row_out(out)
+    assert len(response) == fits and scores[fits - 1] == _f32(result["reward"])
 
 
 def test_the_loop_refuses_an_env_limit_above_verls_tool_response_limit(verl_env: SimpleNamespace,
