@@ -21,10 +21,11 @@ token (``rm_scores``) and then skips its own reward computation for that traject
   (``OpenAIFunctionToolSchema``) keeps only ``type``, ``description`` and ``enum`` of each
   property and drops ``items``, nested ``properties``, ``minimum``, ``default``...; the schemas
   here never pass through it, so every constraint reaches the model;
-- tokens are built the way verl builds them (its Continuous Token builder, through
-  ``AgentLoopBase.ct_build_initial_tokens`` / ``ct_merge_assistant_token`` /
-  ``ct_merge_context_msg``): the model's tokens are kept exactly as generated (mask 1), tool
-  results and chat-template scaffolding are appended with mask 0;
+- tokens are built the way verl builds them (the loop's Continuous Token builder, and
+  ``AgentLoopBase.ct_merge_assistant_token`` / ``ct_merge_context_msg``): the model's tokens are
+  kept exactly as generated (mask 1), tool results and chat-template scaffolding are appended
+  with mask 0. A prompt longer than ``rollout.prompt_length`` is refused (``ValueError``): verl
+  would cut its start, where the tools are;
 - tool calls are read from each reply in the ``multi_turn.format`` verl is configured with. For
   ``hermes`` (Qwen 2.5/3 and most tool templates: ``<tool_call>{"name", "arguments"}</tool_call>``)
   every tag is read by silo_gym's parser, so a tag whose body is not JSON, an unknown tool and
