@@ -46,9 +46,8 @@ import gymnasium as gym
 import torch
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 
-from ..data.collect import episode_seed, plan_envs
 from ..llm.text_protocol import TextProtocolPolicy, format_tool_results, parse_reply
-from ..wrappers.record import RecordRun
+from .rows import open_env, start_episode, task_rows
 
 __all__ = ["ENV_KWARGS", "SiloAgentInstance", "agent_executor", "dataset", "feedback_wrapper"]
 
@@ -139,18 +138,13 @@ class SiloAgentInstance(AgentInstanceBase):
         env_id = spec.get("env_id") or self.env_id
         if not env_id:
             raise ValueError('No silo env id: give agent_executor(env_id) or "env_id" in the label.')
-        env = gym.make(str(env_id), disable_env_checker=True, **dict(self.env_kwargs))
-        self.env = RecordRun(env, runs_dir=self.runs_dir) if self.runs_dir is not None else env
-        unwrapped: Any = env.unwrapped
-        task_id = spec.get("task_id") or unwrapped.task_id
-        if not task_id:
-            raise ValueError(f"{env_id} serves every task of its environment: the label must name the task "
-                             '(JSON {"task_id": ...} or the bare id).')
-        options: dict[str, Any] = {"task_id": task_id}
-        if spec.get("variant") is not None:
-            options["variant"] = spec["variant"]
+        self.env = open_env(str(env_id), self.runs_dir, **dict(self.env_kwargs))
+        try:
+            task_id, instruction, _ = start_episode(self.env, spec, 'the label (JSON {"task_id": ...} or the bare id)')
+        except BaseException:
+            self.close()
+            raise
         seed = spec.get("seed")
-        instruction, _ = self.env.reset(seed=None if seed is None else int(seed), options=options)
         observation = str(states.get("observation") or "")
         if instruction.strip() not in observation:
             self.close()  # nothing was played: the episode is discarded, not recorded
@@ -269,21 +263,7 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0, sy
     Raises:
         ValueError: ``repeats`` < 1.
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}.")
-    ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     policy = TextProtocolPolicy(lambda messages: "", system_prompt=system_prompt)
-    rows = []
-    for plan in plan_envs(ids, env_kwargs):
-        env_id = f"silo/{plan.environment}"
-        env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
-        try:
-            for task_id in plan.task_ids:
-                for i in range(repeats):
-                    s = episode_seed(seed, plan.environment, task_id, i)
-                    instruction, info = env.reset(seed=s, options={"task_id": task_id})
-                    rows.append({"prompt": policy.prompt(instruction, info["tools"]),
-                                 "label": json.dumps({"env_id": env_id, "task_id": task_id, "seed": s})})
-        finally:
-            env.close()
-    return rows
+    return [{"prompt": policy.prompt(row.instruction, row.tools),
+             "label": json.dumps({"env_id": row.env_id, "task_id": row.task_id, "seed": row.seed})}
+            for row in task_rows(env_ids, repeats=repeats, seed=seed, env_kwargs=env_kwargs)]

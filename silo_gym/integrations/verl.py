@@ -62,11 +62,10 @@ from verl.experimental.agent_loop.tool_parser import ToolParser
 from verl.tools.schemas import OpenAIFunctionToolSchema
 from verl.utils.profiler import simple_timer
 
-from ..data.collect import episode_seed, plan_envs
 from ..llm.formats import arguments_to_action, to_openai_chat_tools
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT
 from ..llm.text_protocol import parse_reply
-from ..wrappers.record import RecordRun
+from .rows import config_value, open_env, plain, start_episode, task_rows
 
 __all__ = ["AGENT_NAME", "ENV_KWARGS", "SiloAgentLoop", "agent_loop_config", "dataset"]
 
@@ -75,26 +74,6 @@ AGENT_NAME = "silo_agent"
 #: ``gym.make`` keyword arguments the loop's config may carry.
 ENV_KWARGS = ("max_tool_calls", "timeout_ms", "reward_mode", "max_observation_length", "variants")
 _TOOL_TAGS = ("<tool_call>", "</tool_call>")
-
-
-def _plain(value: Any) -> Any:
-    """An omegaconf container as plain Python (other values unchanged)."""
-    try:
-        from omegaconf import OmegaConf
-    except ImportError:  # pragma: no cover - omegaconf comes with verl
-        return value
-    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
-
-
-def _get(config: Any, key: str, default: Any = None) -> Any:
-    if config is None:
-        return default
-    if isinstance(config, Mapping):
-        return config.get(key, default)
-    getter = getattr(config, "get", None)
-    if callable(getter):
-        return getter(key, default)
-    return getattr(config, key, default)
 
 
 def _text(content: Any) -> str:
@@ -128,16 +107,16 @@ class SiloAgentLoop(AgentLoopBase):
 
     def __init__(self, *args: Any, tools: Any = None, env_id: str | None = None, runs_dir: str | None = None,
                  system_prompt: str | None = None, **kwargs: Any) -> None:
-        env_kwargs = {key: _plain(kwargs.pop(key)) for key in ENV_KWARGS if kwargs.get(key) is not None}
+        env_kwargs = {key: plain(kwargs.pop(key)) for key in ENV_KWARGS if kwargs.get(key) is not None}
         for key in ENV_KWARGS:
             kwargs.pop(key, None)
         kwargs.pop("name", None)
         super().__init__(*args, **kwargs)
         multi_turn = self.rollout_config.multi_turn
-        self.max_assistant_turns = _get(multi_turn, "max_assistant_turns")
-        self.max_user_turns = _get(multi_turn, "max_user_turns")
-        self.tool_format = str(_get(multi_turn, "format", "hermes") or "hermes")
-        verl_limit = _get(multi_turn, "max_tool_response_length")
+        self.max_assistant_turns = config_value(multi_turn, "max_assistant_turns")
+        self.max_user_turns = config_value(multi_turn, "max_user_turns")
+        self.tool_format = str(config_value(multi_turn, "format", "hermes") or "hermes")
+        verl_limit = config_value(multi_turn, "max_tool_response_length")
         limit = env_kwargs.get("max_observation_length")
         if limit is None and isinstance(verl_limit, int):
             env_kwargs["max_observation_length"] = verl_limit
@@ -160,10 +139,6 @@ class SiloAgentLoop(AgentLoopBase):
         self._special_tokens = [t for t in special if isinstance(t, str) and t and t not in _TOOL_TAGS]
 
     # -- the episode --------------------------------------------------------------------------------
-
-    def _make_env(self, env_id: str) -> gym.Env[Any, Any]:
-        env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
-        return RecordRun(env, runs_dir=self.runs_dir) if self.runs_dir is not None else env
 
     def _prompt(self, raw_prompt: Any, instruction: str) -> list[dict[str, Any]]:
         messages = [dict(m) for m in raw_prompt] if raw_prompt is not None and len(raw_prompt) else []
@@ -221,12 +196,12 @@ class SiloAgentLoop(AgentLoopBase):
             ValueError: no ``env_id`` (row or loop config), or no ``task_id`` for an id that
                 serves every task of its environment.
         """
-        extra = _plain(kwargs.get("extra_info")) or {}
+        extra = plain(kwargs.get("extra_info")) or {}
         env_id = extra.get("env_id") or self.env_id
         if not env_id:
             raise ValueError('silo_agent needs an env id: extra_info["env_id"] in the row or env_id in the '
                              "loop's config.")
-        env = self._make_env(str(env_id))
+        env = open_env(str(env_id), self.runs_dir, **self.env_kwargs)
         try:
             return await self._play(env, sampling_params, extra, kwargs)
         finally:
@@ -235,15 +210,7 @@ class SiloAgentLoop(AgentLoopBase):
     async def _play(self, env: gym.Env[Any, Any], sampling_params: dict[str, Any], extra: Mapping[str, Any],
                     row: Mapping[str, Any]) -> AgentLoopOutput:
         unwrapped: Any = env.unwrapped
-        task_id = extra.get("task_id") or unwrapped.task_id
-        if not task_id:
-            raise ValueError(f'{extra.get("env_id") or self.env_id} serves every task of its environment: the '
-                             'row\'s extra_info must carry "task_id".')
-        options: dict[str, Any] = {"task_id": task_id}
-        if extra.get("variant") is not None:
-            options["variant"] = extra["variant"]
-        seed = extra.get("seed")
-        instruction, info = env.reset(seed=None if seed is None else int(seed), options=options)
+        task_id, instruction, info = start_episode(env, extra, "the row's extra_info")
         tools = to_openai_chat_tools(info.get("tools") or [])
         messages = self._prompt(row.get("raw_prompt"), instruction)
         metrics: dict[str, Any] = {}
@@ -369,26 +336,13 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0, sy
     Raises:
         ValueError: ``repeats`` < 1.
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}.")
     system = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
-    ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     rows: list[dict[str, Any]] = []
-    for plan in plan_envs(ids, env_kwargs):
-        env_id = f"silo/{plan.environment}"
-        env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
-        try:
-            for task_id in plan.task_ids:
-                for i in range(repeats):
-                    s = episode_seed(seed, plan.environment, task_id, i)
-                    instruction, _ = env.reset(seed=s, options={"task_id": task_id})
-                    prompt = [{"role": "system", "content": system}] if system else []
-                    prompt.append({"role": "user", "content": instruction})
-                    rows.append({"prompt": prompt, "agent_name": AGENT_NAME, "data_source": env_id,
-                                 "reward_model": {"style": "silo", "ground_truth": ""},
-                                 "extra_info": {"env_id": env_id, "task_id": task_id, "seed": s,
-                                                "index": len(rows)}})
-        finally:
-            env.close()
+    for row in task_rows(env_ids, repeats=repeats, seed=seed, env_kwargs=env_kwargs):
+        prompt = [{"role": "system", "content": system}] if system else []
+        prompt.append({"role": "user", "content": row.instruction})
+        rows.append({"prompt": prompt, "agent_name": AGENT_NAME, "data_source": row.env_id,
+                     "reward_model": {"style": "silo", "ground_truth": ""},
+                     "extra_info": {"env_id": row.env_id, "task_id": row.task_id, "seed": row.seed,
+                                    "index": row.position}})
     return rows
-

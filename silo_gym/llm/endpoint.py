@@ -64,6 +64,17 @@ def _key(api_key: str | None) -> str:
     return api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or "EMPTY"
 
 
+def _sdk_client(asynchronous: bool, base_url: str | None, api_key: str | None, http_client: Any) -> Any:
+    """An ``openai.OpenAI`` (``AsyncOpenAI``) without SDK retries: the policy retries transient
+    errors itself and counts them."""
+    try:
+        import openai
+    except ImportError as exc:
+        raise ImportError(_MISSING) from exc
+    make = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+    return make(base_url=base_url, api_key=_key(api_key), http_client=http_client, max_retries=0)
+
+
 def _check_api(api: str) -> None:
     if api not in _APIS:
         raise ValueError(f'api must be "chat" (native tool calls) or "text" (the text protocol); got {api!r}.')
@@ -156,15 +167,8 @@ def run_endpoint_episode(env: Any, base_url: str | None, model: str, *, api_key:
             as ``agent_error`` (graded and recorded), so no reward is made up.
     """
     _check_api(api)
-    owned = None
-    if client is None:
-        try:
-            import openai
-        except ImportError as exc:
-            raise ImportError(_MISSING) from exc
-        # No SDK retries: the policy retries transient errors itself and counts them.
-        owned = client = openai.OpenAI(base_url=base_url, api_key=_key(api_key), http_client=http_client,
-                                       max_retries=0)
+    owned = _sdk_client(False, base_url, api_key, http_client) if client is None else None
+    client = owned if owned is not None else client
     recorder = _Recorder(client, model, api, params)
     try:
         episode = recorder.policy(recorder.complete, system_prompt, retry).run_episode(env, seed=seed, options=options)
@@ -186,14 +190,8 @@ async def arun_endpoint_episode(env: Any, base_url: str | None, model: str, *, a
     (they are quick and in-process); the model calls are awaited.
     """
     _check_api(api)
-    owned = None
-    if client is None:
-        try:
-            import openai
-        except ImportError as exc:
-            raise ImportError(_MISSING) from exc
-        owned = client = openai.AsyncOpenAI(base_url=base_url, api_key=_key(api_key), http_client=http_client,
-                                            max_retries=0)
+    owned = _sdk_client(True, base_url, api_key, http_client) if client is None else None
+    client = owned if owned is not None else client
     recorder = _Recorder(client, model, api, params)
     try:
         episode = await recorder.policy(recorder.acomplete, system_prompt, retry).arun_episode(env, seed=seed,
