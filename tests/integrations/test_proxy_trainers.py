@@ -50,6 +50,20 @@ def _observations(messages: list[Any]) -> list[str]:
     return [m["content"] for m in messages if isinstance(m, dict) and m.get("role") == "tool"]
 
 
+def _import_art() -> Any:
+    """``import art``, undoing what its import does to transformers: it replaces
+    ``transformers.masking_utils._preprocess_mask_arguments`` with a wrapper written for the
+    transformers release ART pins, which breaks every model forward under newer ones (the TRL
+    tests in this process train models)."""
+    from transformers import masking_utils
+
+    original = masking_utils._preprocess_mask_arguments
+    try:
+        return pytest.importorskip("art")
+    finally:
+        masking_utils._preprocess_mask_arguments = original
+
+
 def test_the_rows_name_task_and_seed() -> None:
     found = rows()
     assert found[0] == {"env_id": "silo/demo", "task_id": "TASK-001", "seed": 0} and len(found) == 16
@@ -57,7 +71,7 @@ def test_the_rows_name_task_and_seed() -> None:
 
 def test_art_recipe_trains_only_on_the_models_tokens_with_result_json_s_reward(
         vllm: Any, tokenizer: Any, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    art = pytest.importorskip("art")
+    art = _import_art()
     from art.preprocessing.tokenize import tokenize_trajectory
 
     monkeypatch.chdir(tmp_path)  # the recipe records under ./runs
