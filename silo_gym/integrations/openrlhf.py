@@ -257,7 +257,8 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0, sy
             **env_kwargs: Any) -> list[dict[str, Any]]:
     """Prompt rows for OpenRLHF (write them as JSONL; ``--data.input_key prompt --data.label_key
     label --data.apply_chat_template``): ``prompt`` (the text protocol's system message with the
-    tools, and the instruction) and ``label`` (JSON text: ``env_id``, ``task_id``, ``seed``).
+    tools, and the instruction) and ``label`` (JSON text: ``env_id``, ``task_id``, ``seed``, and
+    ``variant`` when ``variants=True`` drew one).
     Tasks in id order, ``repeats`` rows each, seeds as :func:`silo_gym.data.episode_seed` draws them.
 
     Raises:
@@ -265,5 +266,6 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0, sy
     """
     policy = TextProtocolPolicy(lambda messages: "", system_prompt=system_prompt)
     return [{"prompt": policy.prompt(row.instruction, row.tools),
-             "label": json.dumps({"env_id": row.env_id, "task_id": row.task_id, "seed": row.seed})}
+             "label": json.dumps({"env_id": row.env_id, "task_id": row.task_id, "seed": row.seed,
+                                  **({} if row.variant is None else {"variant": row.variant})})}
             for row in task_rows(env_ids, repeats=repeats, seed=seed, env_kwargs=env_kwargs)]

@@ -27,7 +27,9 @@ __all__ = ["TaskRow", "config_value", "open_env", "plain", "start_episode", "tas
 
 class TaskRow(NamedTuple):
     """One episode of a data set: ``env_id`` is ``silo/<environment>``; ``instruction`` and
-    ``tools`` (``info["tools"]``) are what ``reset`` shows for ``seed``; ``position`` counts rows."""
+    ``tools`` (``info["tools"]``) are what ``reset`` shows for ``seed``; ``variant`` is the variant
+    world that reset played (``None``: the canonical one; drawn from the seed with
+    ``variants=True``); ``position`` counts rows."""
 
     env_id: str
     environment: str
@@ -35,6 +37,7 @@ class TaskRow(NamedTuple):
     seed: int
     instruction: str
     tools: list[dict[str, Any]]
+    variant: int | None
     position: int
 
 
@@ -61,7 +64,8 @@ def task_rows(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
                 for i in range(repeats):
                     s = episode_seed(seed, plan.environment, task_id, i)
                     instruction, info = env.reset(seed=s, options={"task_id": task_id})
-                    yield TaskRow(env_id, plan.environment, task_id, s, instruction, info["tools"], index)
+                    yield TaskRow(env_id, plan.environment, task_id, s, instruction, info["tools"],
+                                  info.get("variant"), index)
                     index += 1
         finally:
             env.close()

@@ -330,8 +330,9 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0, sy
     given, and the instruction ``reset`` shows for that seed), ``agent_name`` (``silo_agent``),
     ``data_source`` (``silo/<env>``), ``reward_model`` (``{"style": "silo", "ground_truth": ""}``:
     verl's data loader wants the column; the loop gives the reward itself) and ``extra_info``
-    (``env_id``, ``task_id``, ``seed``, ``index``). Tasks in id order, ``repeats`` rows each; seed
-    ``i`` of a task is ``silo_gym.data.episode_seed(seed, environment, task_id, i)``.
+    (``env_id``, ``task_id``, ``seed``, ``index``, and ``variant`` when ``variants=True`` drew one:
+    the loop then plays that world whatever its own options). Tasks in id order, ``repeats`` rows
+    each; seed ``i`` of a task is ``silo_gym.data.episode_seed(seed, environment, task_id, i)``.
 
     Raises:
         ValueError: ``repeats`` < 1.
@@ -344,5 +345,6 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0, sy
         rows.append({"prompt": prompt, "agent_name": AGENT_NAME, "data_source": row.env_id,
                      "reward_model": {"style": "silo", "ground_truth": ""},
                      "extra_info": {"env_id": row.env_id, "task_id": row.task_id, "seed": row.seed,
-                                    "index": row.position}})
+                                    "index": row.position,
+                                    **({} if row.variant is None else {"variant": row.variant})}})
     return rows

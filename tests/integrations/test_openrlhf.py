@@ -102,14 +102,15 @@ def _load_agent_func(path: pathlib.Path) -> Any:
 
 
 def _execute(tmp_path: pathlib.Path, tokenizer: Any, script: Any, *, max_length: int = 60_000,
-             task: str = "TASK-002", **options: Any) -> tuple[dict[str, Any], FakeEngine, dict[str, Any], str]:
+             task: str = "TASK-002", rows_options: dict[str, Any] | None = None,
+             **options: Any) -> tuple[dict[str, Any], FakeEngine, dict[str, Any], str]:
     agent_func = tmp_path / "agent_func.py"
     arguments = ", ".join([repr("silo/demo"), f"runs_dir={str(tmp_path / 'runs')!r}"]
                           + [f"{k}={v!r}" for k, v in options.items()])
     agent_func.write_text("from silo_gym.integrations.openrlhf import agent_executor\n"
                           f"AgentExecutor = agent_executor({arguments})\n", encoding="utf-8")
     executor = _load_agent_func(agent_func)
-    row = silo_openrlhf.dataset(f"silo/demo-{task}", seed=3)[0]
+    row = silo_openrlhf.dataset(f"silo/demo-{task}", seed=3, **(rows_options or {}))[0]
     prompt = tokenizer.apply_chat_template(row["prompt"], tokenize=False, add_generation_prompt=True)
     engine = FakeEngine(tokenizer, script)
     out = asyncio.run(executor.execute(prompt, row["label"], SimpleNamespace(max_tokens=None, logprobs=None),
@@ -182,3 +183,14 @@ def test_a_prompt_without_the_instruction_is_refused(tmp_path, tokenizer):
                                      SimpleNamespace(max_tokens=None, logprobs=None), 4096, tokenizer,
                                      FakeEngine(tokenizer, solver_script)))
     assert list(tmp_path.iterdir()) == []  # nothing acted: nothing recorded
+
+
+def test_a_row_chooses_its_variant_world(tmp_path, tokenizer):
+    row = silo_openrlhf.dataset("silo/demo-TASK-002", seed=3, variants=True)[0]
+    variant = json.loads(row["label"])["variant"]
+    assert isinstance(variant, int)
+    # the executor's envs are canonical by default: the label alone makes them play that variant
+    out, engine, result, _ = _execute(tmp_path, tokenizer, solver_script, rows_options={"variants": True})
+    (run,) = (tmp_path / "runs").iterdir()
+    assert json.loads((run / "run.json").read_text())["config"]["variant"] == variant
+    assert out["reward"] == result["reward"]

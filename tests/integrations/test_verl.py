@@ -170,6 +170,16 @@ def test_dataset_rows_choose_task_and_seed() -> None:
     assert rows[0]["agent_name"] == "silo_agent" and rows[0]["prompt"][-1]["content"].startswith("Tomas Bergstrom")
     with pytest.raises(ValueError, match="repeats"):
         silo_verl.dataset("silo/demo", repeats=0)
+    drawn = silo_verl.dataset("silo/demo-TASK-002", seed=3, variants=True)[0]["extra_info"]
+    assert isinstance(drawn["variant"], int) and "variant" not in rows[0]["extra_info"]
+
+
+def test_a_row_chooses_its_variant_world(verl_env: SimpleNamespace) -> None:
+    rows = silo_verl.dataset("silo/demo-TASK-002", seed=3, variants=True)
+    out, server = _rollout(verl_env, rows, solver_script)
+    run = json.loads(pathlib.Path(out.non_tensor_batch["silo"][0]["run_dir"], "run.json").read_text())
+    assert run["config"]["variant"] == rows[0]["extra_info"]["variant"]
+    assert _row_out(out)[2][len(_row_out(out)[0]) - 1] == _f32(_result(out)["reward"])
 
 
 def test_a_scripted_episode_masks_token_for_token_and_rewards_the_last_token(verl_env: SimpleNamespace) -> None:
