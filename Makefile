@@ -19,7 +19,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl,art,rllm
 TORCH_CPU := torch==2.13.0
 # OpenRLHF needs flash-attn and a GPU to install: its agent classes are tested from its source
-# (the wheel, fetched with pip download, unpacked but not installed).
+# (the wheel, fetched with pip download, unpacked but not installed; it is pure Python under a
+# cp311 x86_64 tag, hence the platform flags, so any machine can fetch it).
 OPENRLHF_WHEEL := openrlhf==0.11.2
 OPENRLHF_SRC := $(VENV)/trainer-src/openrlhf
 VERL_VENV ?= .venv-verl
@@ -44,7 +45,8 @@ $(DEV_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
 	$(PIP) install --progress-bar off "$(TORCH_CPU)"
 	$(PIP) install --progress-bar off -e ".[$(DEV_EXTRAS)]"
 	rm -rf $(OPENRLHF_SRC) && mkdir -p $(OPENRLHF_SRC)
-	$(PIP) download -q --no-deps --only-binary=:all: -d $(OPENRLHF_SRC) "$(OPENRLHF_WHEEL)"
+	$(PIP) download -q --no-deps --only-binary=:all: --platform manylinux1_x86_64 --python-version 3.11 \
+		--implementation cp --abi cp311 -d $(OPENRLHF_SRC) "$(OPENRLHF_WHEEL)"
 	cd $(OPENRLHF_SRC) && ../../bin/python -m zipfile -e openrlhf-*.whl .
 	touch $(CORE_STAMP) $(DEV_STAMP)
 
@@ -73,7 +75,8 @@ typecheck: setup-dev
 
 # SILO_GYM_REQUIRE_EXTRAS: a test whose optional extra is missing fails instead of skipping.
 test: setup-dev lint typecheck
-	SILO_GYM_REQUIRE_EXTRAS=1 $(VENV)/bin/pytest -n 2 --dist loadgroup tests
+	SILO_GYM_REQUIRE_EXTRAS=1 SILO_GYM_OPENRLHF_SRC="$(abspath $(wildcard $(OPENRLHF_SRC)/openrlhf-*.data/purelib))" \
+		$(VENV)/bin/pytest -n 2 --dist loadgroup tests
 	$(MAKE) test-verl
 
 # The verl and Agent Lightning tests in their own venv (SILO_GYM_VERL=1: there a missing package fails
