@@ -3,20 +3,35 @@
 # What each target installs into .venv (created on first use):
 #   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema-rs, jsonschema, numpy, orjson, tqdm)
 #   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
-#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl, openenv); torch first,
-#                 pinned to the CPU build (torch==2.13.0: other versions pull a multi-GB CUDA build). verifiers
-#                 (mcp==2.0.0) and NeMo Gym (Python 3.13) cannot share it: their tests build venvs of their own
-#   test / lint / typecheck / bench   setup-dev
+#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl, openenv,
+#                 art, rllm); torch first, pinned to the CPU build (torch==2.13.0: other versions pull a
+#                 multi-GB CUDA build); OpenRLHF's source, unpacked under .venv/trainer-src/openrlhf, for its
+#                 agent classes. verifiers (mcp==2.0.0) and NeMo Gym (Python 3.13) cannot share it: their
+#                 tests build venvs of their own
+#   setup-verl    a second venv, .venv-verl, with the verl and agentlightning extras: verl pins
+#                 transformers<5.11 and Agent Lightning's agentops packaging<25, which the trl extra's
+#                 tests cannot share, so their tests (VERL_TESTS) run there
+#   test / lint / typecheck / bench   setup-dev (test also setup-verl)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 CORE_STAMP := $(VENV)/.installed-core
 DEV_STAMP := $(VENV)/.installed-dev
-DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl,openenv
+DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl,openenv,art,rllm
 TORCH_CPU := torch==2.13.0
+# OpenRLHF needs flash-attn and a GPU to install: its agent classes are tested from its source
+# (the wheel, fetched with pip download, unpacked but not installed; it is pure Python under a
+# cp311 x86_64 tag, hence the platform flags, so any machine can fetch it).
+OPENRLHF_WHEEL := openrlhf==0.11.2
+OPENRLHF_SRC := $(VENV)/trainer-src/openrlhf
+VERL_VENV ?= .venv-verl
+VERL_PIP := $(VERL_VENV)/bin/python -m pip --disable-pip-version-check
+VERL_STAMP := $(VERL_VENV)/.installed-verl
+VERL_EXTRAS := dev,openai,aiohttp,verl,agentlightning
+VERL_TESTS := tests/integrations/test_verl.py tests/integrations/test_agentlightning.py
 
-.PHONY: setup setup-dev demo test lint typecheck bench clean
+.PHONY: setup setup-dev setup-verl demo test test-verl lint typecheck bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,11 +46,25 @@ $(DEV_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
 	@echo "== installing silo_gym with the [$(DEV_EXTRAS)] extras into $(VENV)"
 	$(PIP) install --progress-bar off "$(TORCH_CPU)"
 	$(PIP) install --progress-bar off -e ".[$(DEV_EXTRAS)]"
+	rm -rf $(OPENRLHF_SRC) && mkdir -p $(OPENRLHF_SRC)
+	$(PIP) download -q --no-deps --only-binary=:all: --platform manylinux1_x86_64 --python-version 3.11 \
+		--implementation cp --abi cp311 -d $(OPENRLHF_SRC) "$(OPENRLHF_WHEEL)"
+	cd $(OPENRLHF_SRC) && ../../bin/python -m zipfile -e openrlhf-*.whl .
 	touch $(CORE_STAMP) $(DEV_STAMP)
+
+$(VERL_STAMP): pyproject.toml setup.py
+	@echo "== installing silo_gym with the [$(VERL_EXTRAS)] extras into $(VERL_VENV)"
+	$(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_PIP) install -q --upgrade pip
+	$(VERL_PIP) install --progress-bar off "$(TORCH_CPU)"
+	$(VERL_PIP) install --progress-bar off -e ".[$(VERL_EXTRAS)]"
+	touch $(VERL_STAMP)
 
 setup: $(CORE_STAMP)
 
 setup-dev: $(DEV_STAMP)
+
+setup-verl: $(VERL_STAMP)
 
 demo: setup
 	$(PY) examples/demo.py
@@ -48,10 +77,17 @@ typecheck: setup-dev
 
 # SILO_GYM_REQUIRE_EXTRAS: a test whose optional extra is missing fails instead of skipping.
 test: setup-dev lint typecheck
-	SILO_GYM_REQUIRE_EXTRAS=1 $(VENV)/bin/pytest -n 2 --dist loadgroup tests
+	SILO_GYM_REQUIRE_EXTRAS=1 SILO_GYM_OPENRLHF_SRC="$(abspath $(wildcard $(OPENRLHF_SRC)/openrlhf-*.data/purelib))" \
+		$(VENV)/bin/pytest -n 2 --dist loadgroup tests
+	$(MAKE) test-verl
+
+# The verl and Agent Lightning tests in their own venv (SILO_GYM_VERL=1: there a missing package fails
+# instead of skipping).
+test-verl: setup-verl
+	SILO_GYM_REQUIRE_EXTRAS=1 SILO_GYM_VERL=1 $(VERL_VENV)/bin/pytest -n 0 $(VERL_TESTS)
 
 bench: setup-dev
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(VERL_VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -43,35 +43,14 @@ from skyrl_gym import register as skyrl_register
 from skyrl_gym import registry as skyrl_registry
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
-from ..data.collect import episode_seed, plan_envs
 from ..llm.text_protocol import TextProtocolPolicy, format_tool_results, parse_reply
 from ..wrappers.record import RecordRun
+from .rows import config_value, plain, task_rows
 
 __all__ = ["ENV_KWARGS", "SiloTextEnv", "dataset", "register"]
 
 #: ``gym.make`` keyword arguments read from ``env_config`` and ``extras``.
 ENV_KWARGS = ("max_tool_calls", "timeout_ms", "reward_mode", "max_observation_length", "variants")
-
-
-def _get(config: Any, key: str, default: Any = None) -> Any:
-    """``config[key]`` for a dict, an omegaconf ``DictConfig`` or an object with attributes."""
-    if config is None:
-        return default
-    if isinstance(config, Mapping):
-        return config.get(key, default)
-    getter = getattr(config, "get", None)
-    if callable(getter):
-        return getter(key, default)
-    return getattr(config, key, default)
-
-
-def _plain(value: Any) -> Any:
-    """An omegaconf container as plain Python (other values unchanged)."""
-    try:
-        from omegaconf import OmegaConf
-    except ImportError:  # pragma: no cover - omegaconf comes with skyrl-gym
-        return value
-    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
 
 class SiloTextEnv(BaseTextEnv):
@@ -94,11 +73,11 @@ class SiloTextEnv(BaseTextEnv):
         extras = dict(extras or {})
         kwargs = {}
         for key in ENV_KWARGS:
-            value = extras.get(key, _get(env_config, key))
+            value = extras.get(key, config_value(env_config, key))
             if value is not None:
-                kwargs[key] = _plain(value)
+                kwargs[key] = plain(value)
         env = gym.make(env_id, disable_env_checker=True, **kwargs)
-        runs_dir = extras.get("runs_dir", _get(env_config, "runs_dir"))
+        runs_dir = extras.get("runs_dir", config_value(env_config, "runs_dir"))
         self.env: gym.Env[Any, Any] = RecordRun(env, runs_dir=str(runs_dir)) if runs_dir else env
         bound = env.unwrapped.task_id  # type: ignore[attr-defined]
         task_id = extras.get("task_id")
@@ -112,7 +91,7 @@ class SiloTextEnv(BaseTextEnv):
         self.pins_variant = "variant" in extras  # null there: the canonical world
         self.variant = extras.get("variant")
         self.max_turns = int(extras.get("max_turns") or 1_000_000)
-        self.policy = TextProtocolPolicy(lambda messages: "", system_prompt=_get(env_config, "system_prompt"))
+        self.policy = TextProtocolPolicy(lambda messages: "", system_prompt=config_value(env_config, "system_prompt"))
         self.instruction = ""
         self.tool_results = 0
         self.final: dict[str, Any] | None = None
@@ -237,24 +216,10 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
     Raises:
         ValueError: ``repeats`` < 1.
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}.")
-    ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     policy = TextProtocolPolicy(lambda messages: "", system_prompt=system_prompt)
-    rows = []
-    for plan in plan_envs(ids, env_kwargs):
-        env_class = f"silo/{plan.environment}"
-        env = gym.make(env_class, disable_env_checker=True, **env_kwargs)
-        try:
-            for task_id in plan.task_ids:
-                for i in range(repeats):
-                    s = episode_seed(seed, plan.environment, task_id, i)
-                    instruction, info = env.reset(seed=s, options={"task_id": task_id})
-                    rows.append({"prompt": policy.prompt(instruction, info["tools"]), "env_class": env_class,
-                                 "task_id": task_id, "seed": s, "variant": info["variant"]})
-        finally:
-            env.close()
-    return rows
+    return [{"prompt": policy.prompt(row.instruction, row.tools), "env_class": row.env_id, "task_id": row.task_id,
+             "seed": row.seed, "variant": row.variant}
+            for row in task_rows(env_ids, repeats=repeats, seed=seed, env_kwargs=env_kwargs)]
 
 
 register()

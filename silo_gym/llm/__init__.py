@@ -10,6 +10,8 @@
   (optional extra ``silo-gym[openai]``), for any OpenAI-compatible server;
   :func:`anthropic_complete` / :func:`anthropic_acomplete` over the ``anthropic`` SDK
   (``silo-gym[anthropic]``). The async ones take ``lean=True`` for silo_gym's lean HTTP path.
+- :func:`run_endpoint_episode` / :func:`arun_endpoint_episode`: one episode as a plain chat loop
+  against an OpenAI-compatible base URL, for trainers that capture tokens at their own proxy.
 - Both policies accept sync or async model functions (``run_episode`` / ``await arun_episode``)
   and retry transient model errors (:class:`RetryPolicy`, :mod:`silo_gym.llm.retry`).
 """
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 from .anthropic_adapter import anthropic_acomplete, anthropic_complete
+from .endpoint import EndpointEpisode, arun_endpoint_episode, run_endpoint_episode
 from .formats import (
     ToolCallRef,
     action_to_anthropic_tool_use,
@@ -45,6 +48,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_SYSTEM_PROMPT",
     "ChatPolicy",
+    "EndpointEpisode",
     "Episode",
     "ModelHTTPError",
     "ModelReplyError",
@@ -55,6 +59,7 @@ __all__ = [
     "action_to_anthropic_tool_use",
     "action_to_chat_tool_call",
     "action_to_responses_call",
+    "arun_endpoint_episode",
     "anthropic_acomplete",
     "anthropic_complete",
     "anthropic_tool_result",
@@ -66,6 +71,7 @@ __all__ = [
     "parse_reply",
     "responses_call_to_action",
     "responses_tool_result",
+    "run_endpoint_episode",
     "split_anthropic_system",
     "to_anthropic_tools",
     "to_chat_messages",

@@ -14,9 +14,11 @@ SCRIPT = """
 import importlib, json, pkgutil, sys
 import silo_gym
 names = sorted(m.name for m in pkgutil.walk_packages(silo_gym.__path__, "silo_gym."))
-# verifiers_v1 and nemo_gym need hub packages that make test's venv cannot hold (tests/hubs/venvs.py)
+# verifiers_v1 and nemo_gym need hub packages that make test's venv cannot hold (tests/hubs/venvs.py);
+# verl and openrlhf need trainers that live in .venv-verl or only as source (make setup-verl)
 skipped = {"silo_gym.__main__", "silo_gym.integrations.trl", "silo_gym.integrations.skyrl",
-           "silo_gym.integrations.verifiers_v1", "silo_gym.integrations.nemo_gym"}
+           "silo_gym.integrations.verifiers_v1", "silo_gym.integrations.nemo_gym",
+           "silo_gym.integrations.verl", "silo_gym.integrations.openrlhf"}
 for name in names:
     if name not in skipped:
         importlib.import_module(name)
