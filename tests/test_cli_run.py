@@ -395,7 +395,7 @@ def test_verbose_prints_the_agent_traceback(project, capsys):
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "broken.py",
                              "--verbose")
     assert code == 1
-    assert "Error:       'no such order'\n" in out
+    assert "Error:       KeyError: 'no such order'\n" in out  # the type, not only str(exc)
     assert "Agent traceback (run_" in err and "in deep" in err and "KeyError: 'no such order'" in err
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "broken.py")
     assert "Traceback" not in err
@@ -421,15 +421,15 @@ def test_run_plays_a_variant(project, capsys):
 
 
 def test_verbose_prints_the_traceback_of_a_tool_and_of_a_verifier_that_raised(project, capsys, make_env_dir):
-    # A tool's unexpected exception reaches the agent as invalid_state with its message only
-    # (silo-format §3.4); a verifier's is chained under verifier_failed (§4.4). --verbose shows both.
+    # A tool's unexpected exception reaches the agent as tool_crashed with its type and message
+    # (silo-format §3.4, amended); a verifier's is chained under verifier_failed (§4.4). --verbose shows both.
     (project / "explode.py").write_text(
         "def agent(task, tools, call_tool, signal):\n"
         "    out = call_tool('explode', {})\n"
         "    return {'output': out['output']['code']}\n")
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "explode.py",
                              "--verbose")
-    assert 'Tool "explode" raised (the agent gets invalid_state)\nTraceback' in err
+    assert 'Tool "explode" raised (the agent gets tool_crashed)\nTraceback' in err
     assert "in _explode" in err and "RuntimeError: the warehouse is on fire" in err
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "explode.py")
     assert "Traceback" not in err  # quiet without --verbose

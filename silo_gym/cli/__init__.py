@@ -119,7 +119,9 @@ def _resolve(root: CommandParser, tokens: list[str]) -> tuple[CommandParser, lis
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so a command ends its work (a run is recorded, a
-    collection keeps its finished rows) before the process exits with 143."""
+    collection keeps its finished rows) before the process exits with 143 (128 + ``signum``)."""
+
+    signum: int = signal.SIGTERM
 
 
 @contextlib.contextmanager

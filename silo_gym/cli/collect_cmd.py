@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from typing import Any
 
 from ..data import BACKENDS, preference_pairs, write
 from ..data.io import FORMATS, check_format_libraries
 from ..data.local_backend import CollectCounters, CollectionInterrupted
-from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
+from ..data.stream import MANIFEST, STREAM_FILE, ResumeError, collect_jsonl
 from ..loader import find_environment
 from ..rounding import to_fixed
 from .model_policy import add_model_flags, check_model_server, is_model_spec, model_policy_factory
@@ -149,10 +150,8 @@ def collect_command(args: argparse.Namespace) -> int:
         if progress_bar is not None:
             progress_bar.close()
             progress_bar = None
-        signum = exc.signum if isinstance(exc, CollectionInterrupted) else 2
-        sys.stderr.write(f"Interrupted: the finished episodes are in {os.path.join(out, STREAM_FILE)}; "
-                         "run the same command with --resume to finish the collection.\n")
-        return 128 + signum
+        sys.stderr.write(_interrupted_message(out))
+        return 128 + _signal_number(exc)
     finally:
         if progress_bar is not None:
             progress_bar.close()
@@ -181,6 +180,22 @@ def collect_command(args: argparse.Namespace) -> int:
     lines += [f"  {os.path.relpath(f) if not os.path.isabs(out) else f}" for f in files]
     sys.stdout.write("\n".join(lines) + "\n")
     return 1 if rows and failed == len(rows) else 0
+
+
+def _signal_number(exc: KeyboardInterrupt) -> int:
+    """The signal behind an interruption: the collection's own (``CollectionInterrupted``), the
+    command line's SIGTERM (``Terminated``, raised outside the collection's handler: while the
+    policy loads, during a resume's checks), else SIGINT (Ctrl-C)."""
+    signum = exc.signum if isinstance(exc, CollectionInterrupted) else getattr(exc, "signum", None)
+    return int(signum) if isinstance(signum, int) else int(signal.SIGINT)
+
+
+def _interrupted_message(out: str) -> str:
+    """What an interrupted ``collect`` left: the way to finish it only where a collection began."""
+    if not os.path.isfile(os.path.join(out, MANIFEST)):
+        return f"Interrupted before the collection began; nothing was written to {out}.\n"
+    return (f"Interrupted: the finished episodes are in {os.path.join(out, STREAM_FILE)}; "
+            "run the same command with --resume to finish the collection.\n")
 
 
 def register(commands: Commands) -> None:
