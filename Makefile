@@ -4,8 +4,15 @@
 #   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema-rs, jsonschema, numpy, orjson, tqdm)
 #   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
 #                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl); torch first,
-#                 pinned to the CPU build (torch==2.13.0: other versions pull a multi-GB CUDA build)
-#   test / lint / typecheck / bench   setup-dev
+#                 pinned to torch==2.13.0 (from PyPI on Linux that is the CUDA build, several GB; for the
+#                 CPU build: make setup-dev TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu);
+#                 and, first of all, the browser the viewer's tests drive (setup-browser)
+#   setup-browser Debian's chromium and chromium-driver, installed with apt-get as root or with
+#                 passwordless sudo; otherwise it stops at once with the command to run
+#                 (scripts/ensure_browser.sh)
+#   test          setup-dev, then lint, typecheck and the whole suite
+#   test-fast     the suite without the tests marked slow, for development (no lint, no browser set-up)
+#   lint / typecheck / bench   the dev tools (no browser)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -13,9 +20,11 @@ PIP := $(PY) -m pip --disable-pip-version-check
 CORE_STAMP := $(VENV)/.installed-core
 DEV_STAMP := $(VENV)/.installed-dev
 DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl
-TORCH_CPU := torch==2.13.0
+TORCH := torch==2.13.0
+# Where pip takes torch from: PyPI by default; PyTorch's CPU index keeps a Linux machine off CUDA.
+TORCH_INDEX_URL ?=
 
-.PHONY: setup setup-dev demo test lint typecheck bench clean
+.PHONY: setup setup-dev setup-browser demo test test-fast lint typecheck bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,28 +37,36 @@ $(CORE_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
 
 $(DEV_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
 	@echo "== installing silo_gym with the [$(DEV_EXTRAS)] extras into $(VENV)"
-	$(PIP) install --progress-bar off "$(TORCH_CPU)"
+	$(PIP) install --progress-bar off "$(TORCH)"$(if $(TORCH_INDEX_URL), --index-url $(TORCH_INDEX_URL))
 	$(PIP) install --progress-bar off -e ".[$(DEV_EXTRAS)]"
 	touch $(CORE_STAMP) $(DEV_STAMP)
 
 setup: $(CORE_STAMP)
 
-setup-dev: $(DEV_STAMP)
+setup-dev: setup-browser $(DEV_STAMP)
+
+setup-browser:
+	@sh scripts/ensure_browser.sh
 
 demo: setup
 	$(PY) examples/demo.py
 
-lint: setup-dev
+lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check silo_gym environments examples benchmarks tests
 
-typecheck: setup-dev
+typecheck: $(DEV_STAMP)
 	$(VENV)/bin/mypy silo_gym
 
 # SILO_GYM_REQUIRE_EXTRAS: a test whose optional extra is missing fails instead of skipping.
-test: setup-dev lint typecheck
+# setup-browser comes first, so a machine without the browser is told in the first seconds.
+test: setup-browser setup-dev lint typecheck
 	SILO_GYM_REQUIRE_EXTRAS=1 $(VENV)/bin/pytest -n 2 --dist loadgroup tests
 
-bench: setup-dev
+# The suite without the heavy sweeps (tests marked slow): minutes instead of a quarter hour.
+test-fast: $(DEV_STAMP)
+	$(VENV)/bin/pytest -n 2 --dist loadgroup -m "not slow" tests
+
+bench: $(DEV_STAMP)
 	$(PY) -m benchmarks
 
 clean:

@@ -127,4 +127,8 @@ def test_an_editable_build_runs_the_build_hook_cleanly(tmp_path: Path) -> None:
     assert build.returncode == 0, build.stderr
     assert "Traceback" not in build.stderr + build.stdout
     assert "Customization incompatible with editable install" not in build.stderr
+    # No install noise (issue 19, item 4): setuptools warned twice per install about the
+    # `license = {text = ...}` table.
+    assert "deprecated" not in build.stderr.lower(), build.stderr
+    assert "Warning" not in build.stderr, build.stderr
     assert len(list(out.glob("silo_gym-*.whl"))) == 1
