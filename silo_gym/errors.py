@@ -50,6 +50,8 @@ SILO_ERROR_CODES: tuple[str, ...] = (
     "run_invalid",
     "environment_changed",
     "output_invalid",
+    "tool_not_found",
+    "not_registered",
 )
 
 #: The code of a tool result whose ``run`` raised something other than a ``ToolError``, or

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import SiloError
 from .formats import check_task, display_path, invalid_json, read_json_file
 from .names import check_safe_name, is_safe_name
+from .suggest import did_you_mean
 
 if TYPE_CHECKING:  # pydantic is imported on first use, so `import silo_gym` stays fast
     from .models import Manifest, Task
@@ -135,7 +136,7 @@ def find_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
             return loc
     available = [loc.name for loc in locations]
     if available:
-        message = f'Environment "{name}" was not found. Available: {", ".join(available)}.'
+        message = f'Environment "{name}" was not found.{did_you_mean(name, available)} Available: {", ".join(available)}.'
     else:
         message = f'Environment "{name}" was not found. Create it with "silo-gym init {name}".'
     raise SiloError("environment_not_found", message, {"environment": name, "available": available})
@@ -284,7 +285,8 @@ class Environment:
         available = [t.id for t in self.tasks]
         raise SiloError(
             "task_not_found",
-            f'Task "{task_id}" was not found in {self.name}. {available_text(available)}',
+            f'Task "{task_id}" was not found in {self.name}.{did_you_mean(task_id, available, TASK_ID_CUTOFF)} '
+            f'{available_text(available)}',
             {"environment": self.name, "taskId": task_id, "available": available},
         )
 
@@ -320,6 +322,11 @@ def accepts_variant(create_state: Any) -> bool:
         return "variant" in inspect.signature(create_state).parameters
     except (TypeError, ValueError):  # a callable whose signature cannot be read
         return False
+
+
+#: How alike a task id must be to one that exists to be suggested ("TASK-01" for "TASK-001", not
+#: "TASK-002"): task ids differ in a digit by design.
+TASK_ID_CUTOFF = 0.9
 
 
 def available_text(ids: list[str], limit: int = 20) -> str:

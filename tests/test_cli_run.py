@@ -210,9 +210,9 @@ RUN_USAGE = ("usage: silo-gym run [-h] --env E --task T [--agent PATH] [--runs N
         (["--timeout-ms", "1e3"], "--timeout-ms must be a whole number."),
         (["--runs"], "--runs needs a value."),
         (["--agent", "--runs", "2"], "--agent needs a value."),
-        (["--rnus", "2"], "Unknown flag --rnus for silo-gym run."),
-        (["--run", "2"], "Unknown flag --run for silo-gym run."),  # no prefix matching
-        (["--verbos"], "Unknown flag --verbos for silo-gym run."),
+        (["--rnus", "2"], 'Unknown flag --rnus for silo-gym run. Did you mean "--runs"?'),
+        (["--run", "2"], 'Unknown flag --run for silo-gym run. Did you mean "--runs"?'),  # no prefix matching
+        (["--verbos"], 'Unknown flag --verbos for silo-gym run. Did you mean "--verbose"?'),
         (["--json=yes"], '--json is a switch: give it alone or as --json=true / --json=false; got "yes".'),
         (["extra"], 'Unexpected argument "extra" for silo-gym run.'),
         (["-x"], 'Unexpected argument "-x" for silo-gym run.'),

@@ -286,7 +286,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(handler=list_command)
 
-    about = "play an agent on a task, grade it and save the run (silo-format §10.3)"
+    about = "play an agent on a task, grade it and save the run"
     p = commands.add_parser("run", help=about, description=about)
     p.add_argument("--env", metavar="E", required=True, help="environment name")
     p.add_argument("--task", metavar="T", required=True, help="task id")
