@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this module out (README, "Developing")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
