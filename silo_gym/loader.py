@@ -421,12 +421,14 @@ class _RestoreLoader(importlib.abc.Loader):
 
     def __init__(self, pkg_name: str) -> None:
         self.pkg_name = pkg_name
+        self.original: ModuleSpec | None = None
 
     def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         refs = _evicted.pop(self.pkg_name, {})
         package = refs[self.pkg_name]() if self.pkg_name in refs else None
         if package is None:
             raise ImportError(f"the environment load {self.pkg_name} is gone")
+        self.original = getattr(package, "__spec__", None)
         for name, ref in refs.items():
             module = ref()
             if module is not None and name != self.pkg_name:
@@ -434,7 +436,8 @@ class _RestoreLoader(importlib.abc.Loader):
         return package
 
     def exec_module(self, module: ModuleType) -> None:
-        return None
+        if self.original is not None:  # the import machinery set our spec on it: give its own back
+            module.__spec__ = self.original
 
 
 class _EnvironmentFinder(importlib.abc.MetaPathFinder):

@@ -160,6 +160,19 @@ def test_an_env_of_a_superseded_load_still_imports_lazily() -> None:
     env.close()
 
 
+def test_a_superseded_load_is_imported_again_as_the_same_objects() -> None:
+    import importlib
+
+    old = open_environment("project", fresh=True).module
+    state = old.state
+    open_environment("project", fresh=True)
+    assert old.__name__ not in sys.modules and f"{old.__name__}.state" not in sys.modules
+    again = importlib.import_module(f"{old.__name__}.state")
+    assert again is state  # nothing ran again: the same module, its package back in sys.modules
+    assert sys.modules[old.__name__] is old
+    assert old.__spec__ is not None and old.__spec__.origin is not None and old.__spec__.origin.endswith("__init__.py")
+
+
 # --- percent_one_decimal --------------------------------------------------------------------------
 
 
