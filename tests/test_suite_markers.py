@@ -12,12 +12,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Files whose heavy tests are marked one by one, and those tests' names.
+#: The 1,000-variant sweeps, marked test by test (checked by collecting their files).
 MARKED_TESTS = {
     "tests/project/test_project_solver.py": ["test_solver_scores_1_and_a_blind_replay_fails_on_1000_variants"],
     "tests/demo/test_demo_variants.py": ["test_a_thousand_variants_of_each_task"],
+}
+#: Other heavy tests marked one by one (checked in their source: collecting them is slow itself).
+MARKED_IN_SOURCE = {
     "tests/test_bench_worlds.py": ["test_bench_runs_at_each_scale_and_compares",
                                    "test_tools_bench_compares_each_size_with_1x_side_by_side"],
+    "tests/validation/test_differential.py": ["test_decision_equals_jsonschema"],
+    "tests/test_benchmarks_smoke.py": ["test_quick_benchmarks_write_their_results"],
+    "tests/test_diff.py": ["test_property_matches_reference_algorithm", "test_property_state_vs_its_deep_copy_is_empty"],
 }
 #: Modules marked slow as a whole (a real training run, a Ray cluster, wheel builds).
 MARKED_MODULES = ["tests/integrations/test_training_example.py", "tests/integrations/test_trl_grpo.py",
@@ -47,6 +53,14 @@ def test_the_thousand_variant_sweeps_are_slow() -> None:
     assert len([n for n in slow if "1000_variants" in n]) == 15  # one per project task
     assert len([n for n in slow if "thousand_variants" in n]) == 6  # one per demo task
     assert fast and not any(name in node for node in fast for tests in MARKED_TESTS.values() for name in tests)
+
+
+def test_other_heavy_tests_are_marked_slow_in_their_source() -> None:
+    for rel, names in MARKED_IN_SOURCE.items():
+        source = (ROOT / rel).read_text(encoding="utf-8")
+        for name in names:
+            decorators = re.search(rf"((?:^@.*\n)+)def {name}\(", source, re.MULTILINE)
+            assert decorators is not None and "@pytest.mark.slow" in decorators.group(1), (rel, name)
 
 
 def test_heavy_modules_are_marked_slow_as_a_whole() -> None:
