@@ -16,10 +16,12 @@ from pathlib import Path
 
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
+from .bench_eval import bench_eval
 from .bench_llm import bench_llm
 from .bench_peers import bench_peers
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
+from .bench_shaping import bench_shaping
 from .bench_tools import bench_tools
 from .bench_variants import bench_variants
 from .bench_view import bench_view
@@ -46,6 +48,8 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "view": bench_view,
     "llm": bench_llm,
     "peers": bench_peers,
+    "eval": bench_eval,
+    "shaping": bench_shaping,
 }
 BENCHES = [*SCALED, *SINGLE]
 

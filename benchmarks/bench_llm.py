@@ -21,7 +21,6 @@ import os
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,21 +30,10 @@ from typing import Any
 from silo_gym.data import collect
 from silo_gym.llm import ChatPolicy, openai_acomplete
 
-from .common import Sizes, Table, ratio, verdict
+from .common import Sizes, Table, ratio, start_mock_model, verdict
 
 LATENCY_MS = 200
 TASKS = ["silo/demo"]
-
-
-def _start_server(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "silo_gym", "mock-model", "--port", "0", "--latency-ms",
-                             str(latency_ms)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    banner = proc.stdout.readline()
-    if "OpenAI base URL " not in banner:
-        proc.kill()
-        raise RuntimeError(f"the mock model server did not start: {banner}{proc.stderr.read() if proc.stderr else ''}")
-    return proc, banner.split("OpenAI base URL ")[1].split(",")[0]
 
 
 def _rss_mb() -> float:
@@ -157,7 +145,7 @@ def bench_llm(sizes: Sizes) -> Table:
     levels = [1, 4] if quick else [1, 16, 64, 256, 1024]
     load = os.getloadavg()
     table.add("load average (1 min) at start", load[0], "", f"{os.cpu_count()} CPUs; figures drop under load")
-    server, base_url = _start_server(latency)
+    server, base_url = start_mock_model(latency)
     tmp = Path(tempfile.mkdtemp(prefix="sgllm-"))
     try:
         recorded = _record_requests(base_url)

@@ -7,6 +7,8 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -166,3 +168,16 @@ def load_average() -> str:
         return ", ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         return "n/a"
+
+
+def start_mock_model(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
+    """``silo-gym mock-model`` in a process of its own on a free port, answering after
+    ``latency_ms``; returns the process and its OpenAI base URL (stop it with ``terminate()``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "silo_gym", "mock-model", "--port", "0", "--latency-ms",
+                             str(latency_ms)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    banner = proc.stdout.readline()
+    if "OpenAI base URL " not in banner:
+        proc.kill()
+        raise RuntimeError(f"the mock model server did not start: {banner}{proc.stderr.read() if proc.stderr else ''}")
+    return proc, banner.split("OpenAI base URL ")[1].split(",")[0]

@@ -20,15 +20,19 @@ import orjson
 from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 
-from .episode import Episode, EpisodeEnd, Listener, parse_action
-from .errors import SiloError
+from .components import component_fields
+from .episode import Episode, EpisodeEnd, Listener, not_recordable_reason, parse_action
+from .errors import SiloError, VerifierError
 from .formats import VARIANT_LIMIT
 from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, accepts_variant, open_environment, open_environment_at
+from .plain_json import answer_not_recordable
 from .provenance import environment_hash_of
+from .shaping import ProgressPotential
 from .snapshot import Snapshot, round_trips_exactly
 from .spaces import JsonText, ToolCall
+from .time_limit import check_called_without_time_limit
 from .tools import tool_list
 from .verifiers import find_verifier
 
@@ -47,6 +51,9 @@ _ENDED = "The episode has ended; call reset() before step()."
 MIN_OBSERVATION_LENGTH = 256
 
 TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error")
+
+#: The values of ``reward_mode`` (gym-api.md; ``"shaped"``: docs/training.md, "Progress shaping").
+REWARD_MODES = ("fraction", "binary", "shaped")
 
 #: Variants drawn at reset come from ``[0, VARIANT_SPACE)`` (docs/variants.md).
 VARIANT_SPACE = 2**31
@@ -222,6 +229,7 @@ class _Start(NamedTuple):
     variant: int | None
     state: Any
     snapshot: Snapshot
+    potential: ProgressPotential | None  # reward_mode="shaped": Φ of the initial world
 
 
 class _Checked(NamedTuple):
@@ -250,7 +258,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             is chosen at ``reset`` by ``options={"task_id": ...}`` or drawn with ``np_random``.
         max_tool_calls: the tool-call budget; call N+1 truncates the episode (silo-format §5.2).
         timeout_ms: the deadline in milliseconds from ``reset``; a later call truncates.
-        reward_mode: ``"fraction"`` (the verifier's reward) or ``"binary"`` (1.0 if passed).
+        reward_mode: ``"fraction"`` (the verifier's reward), ``"binary"`` (1.0 if passed) or
+            ``"shaped"`` (the verifier's reward plus a potential-based progress term on every
+            step, :mod:`silo_gym.shaping`; it runs the verifier on every step). The artifacts are
+            the same in every mode.
         max_observation_length: longest observation text, in characters (see ``JsonText``); at
             least 256. Every observation fits: a longer tool result is replaced by an
             ``observation_too_large`` error, a longer instruction or ending ``error`` is shortened
@@ -284,7 +295,7 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         *,
         max_tool_calls: int = 100,
         timeout_ms: int = 120000,
-        reward_mode: Literal["fraction", "binary"] = "fraction",
+        reward_mode: Literal["fraction", "binary", "shaped"] = "fraction",
         max_observation_length: int = 1_048_576,
         render_mode: str | None = None,
         path: str | None = None,
@@ -293,8 +304,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
     ) -> None:
         if not isinstance(variants, bool):
             raise TypeError(f"variants must be True or False, got {variants!r}.")
-        if reward_mode not in ("fraction", "binary"):
-            raise ValueError(f'reward_mode must be "fraction" or "binary", got {reward_mode!r}.')
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f'reward_mode must be "fraction", "binary" or "shaped", got {reward_mode!r}.')
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f'render_mode must be None or "ansi", got {render_mode!r}.')
         if isinstance(max_observation_length, int) and 0 <= max_observation_length < MIN_OBSERVATION_LENGTH:
@@ -338,6 +349,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         self._checked: _Checked | None = None
         self._pending: list[tuple[Listener, str | None, str | None]] = []
         self.episode: Episode | None = None
+        #: The potential of the running episode under ``reward_mode="shaped"``, else None, and per
+        #: verifier id which check labels read the answer (silo_gym.shaping), learned once per env.
+        self._potential: ProgressPotential | None = None
+        self._answer_reads: dict[Any, dict[str, bool]] = {}
         self._transcript: list[str] = []
 
     # -- helpers --------------------------------------------------------------------------------
@@ -450,7 +465,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         discarded, neither graded nor recorded (docs/spec-amendments.md).
 
         ``options``: ``task_id`` (the per-environment env), ``variant`` (an int >= 0, or ``None``
-        for the canonical world; docs/variants.md).
+        for the canonical world; docs/variants.md). With ``reward_mode="shaped"`` the info also
+        has ``potential``, Φ of the initial world (:mod:`silo_gym.shaping`).
 
         Raises:
             SiloError: ``task_not_found`` for an unknown ``options["task_id"]``;
@@ -458,10 +474,15 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 when the requested variant's world (or every drawn one) fails the task's
                 preconditions; ``runtime_contract_invalid`` when a hook raised or returned the
                 wrong type, e.g. ``create_state`` returned no world (not a dict, or one too deep to
-                copy); ``VerifierError`` from grading an abandoned episode. Only the last comes
-                after the running episode was ended.
-            ValueError, TypeError: malformed options, or a per-task env given another task id.
+                copy); ``VerifierError`` from grading an abandoned episode, or (with
+                ``reward_mode="shaped"``) from grading the new initial world, which comes before
+                the running episode is touched. Only the abandoned episode's comes after the
+                running episode was ended.
+            ValueError, TypeError: malformed options, or a per-task env given another task id;
+                ``ValueError`` when called through Gymnasium's ``TimeLimit``
+                (``max_episode_steps``; :mod:`silo_gym.time_limit`).
         """
+        check_called_without_time_limit()  # gym.make(id, max_episode_steps=N): never a cut-off episode
         # Listeners added for this reset belong to the new episode only, even if this reset fails.
         listeners, self._pending = self._pending, []
         requested = self._requested_task(options)  # bad options fail before the episode ends
@@ -510,7 +531,28 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             tool_calls=0,
             max_tool_calls=self.max_tool_calls,
         )
+        self._potential = start.potential
+        if start.potential is not None:
+            info["potential"] = start.potential.value
         return observation, info
+
+    def _shape(self, ep: Episode, info: dict[str, Any]) -> float:
+        """The shaping term of a step that ended no episode: Φ(world now) - Φ(world before); the
+        potential is held (term 0.0) when the verifier fails on this world, with its message in
+        ``info["shaping_error"]`` (the episode goes on; its end is graded as always)."""
+        potential = self._potential
+        assert potential is not None
+        before = potential.value
+        error = ""
+        try:
+            potential.value = potential.of(ep.state)
+        except VerifierError as exc:
+            error = str(exc)
+        term = potential.value - before
+        info["potential"] = potential.value
+        info["shaping"] = term
+        info["shaping_error"] = error
+        return term
 
     def check_reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Raise what ``reset(seed=seed, options=options)`` would raise before it touches the running
@@ -562,7 +604,12 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         snapshot, problem = world_snapshot(state, exact)
         if snapshot is None:
             raise self._world_refused(problem, variant)
-        return _Start(task, verifier, variant, state, snapshot)
+        potential = None
+        if self.reward_mode == "shaped":  # silo_gym.shaping: the verifier grades the initial world
+            reads = self._answer_reads.setdefault(getattr(verifier, "id", None), {})
+            potential = ProgressPotential(verifier, task, snapshot.restore(), reads)
+            potential.value = potential.of(state)
+        return _Start(task, verifier, variant, state, snapshot, potential)
 
     # -- variants (docs/variants.md) --------------------------------------------------------------
 
@@ -715,7 +762,13 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         step that ends the episode. Info keys: ``tool_calls``, ``tool_errors``, ``call_id``,
         ``tool``, ``is_error`` (``0``, ``""`` and ``False`` when the step executed no call; ``tool``
         is ``""`` for an invalid action whose tool is not a string); on the last step also
-        ``termination_reason``, ``error``, ``passed``, ``result`` and ``state_diff``.
+        ``termination_reason``, ``error``, ``passed``, ``reward_components`` (check label ->
+        ``{"passed", "required"}``), ``required_fraction``, ``optional_fraction``
+        (:mod:`silo_gym.components`), ``result`` and ``state_diff``.
+
+        With ``reward_mode="shaped"`` every step's reward is the shaping term ``Φ(after) -
+        Φ(before)`` (the last step's: the verifier's reward minus Φ of the last world) and every
+        info has ``potential``, ``shaping`` and ``shaping_error`` (:mod:`silo_gym.shaping`).
 
         Raises:
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
@@ -752,6 +805,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             "tool": traced_tool if traced_tool is not None else "",
             "is_error": "isError" in result,
         }
+        if self._potential is not None:  # reward_mode="shaped"
+            return text, self._shape(ep, info), False, False, info
         return text, 0.0, False, False, info
 
     def _finish(self, ep: Episode, output: Any, error: str | None,
@@ -766,6 +821,11 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             reward = 1.0 if outcome.passed else 0.0
         else:
             reward = float(outcome.reward)
+        potential = self._potential
+        shaping = 0.0
+        if potential is not None:  # reward_mode="shaped": the ended episode's potential is 0
+            shaping, potential.value = 0.0 - potential.value, 0.0
+            reward += shaping
         terminated = end.reason == "completed"
         obs = end_observation(end.reason, end.error, self.max_observation_length)
         if self.render_mode == "ansi":
@@ -784,9 +844,14 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             "termination_reason": end.reason,
             "error": end.error,
             "passed": outcome.passed,
+            **component_fields(outcome.checks),
             "result": end.result,
             "state_diff": end.state_diff,
         }
+        if potential is not None:
+            info["potential"] = 0.0
+            info["shaping"] = shaping
+            info["shaping_error"] = ""
         return obs, reward, terminated, not terminated, info
 
     # -- episode control (gym-api.md, "Episode control and events") ------------------------------
@@ -821,6 +886,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             gymnasium.error.ResetNeeded: before ``reset`` or after the episode ended.
             ValueError: ``reason`` is not one of Silo's four termination reasons (silo-format §5.3).
             TypeError: ``error`` is neither a ``str`` nor ``None`` (silo-format §6.2).
+            ValueError: ``output`` holds ``NaN`` or an infinity, or containers nested deeper than
+                100 levels: its record could not carry it (the episode stays open).
             VerifierError: grading failed.
         """
         if reason is not None and reason not in TERMINATION_REASONS:
@@ -830,6 +897,9 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         if error is not None and not isinstance(error, str):
             raise TypeError(f"error must be a str or None, got {type(error).__name__}.")
         ep = self._active()
+        problem = answer_not_recordable(output)
+        if problem is not None:  # it would be graded as one value and recorded as another
+            raise ValueError(not_recordable_reason(problem, "output"))
         end: EpisodeEnd = ep.finish(output, error=error, reason=reason, traceback=traceback)
         return self._final_tuple(ep, end)
 

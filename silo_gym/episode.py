@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Any
 from .diff import diff_plain_initial, diff_state
 from .errors import RunLimitError, VerifierError
 from .jsonfmt import is_json_compatible, loads_strict, text_form
-from .plain_json import MAX_NESTING, NotPlain, describe_path, first_not_plain, object_not_plain
+from .plain_json import (
+    MAX_NESTING,
+    NotPlain,
+    answer_not_recordable,
+    bounded,
+    describe_path,
+    first_not_plain,
+    object_not_plain,
+)
 from .rounding import js_round
 from .snapshot import Snapshot
 from .tools import Tool
@@ -31,12 +39,15 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCEPTED_SHAPES",
     "PLAIN_INPUT",
+    "RECORDABLE_ANSWER",
+    "TRACED_DEPTH",
     "Episode",
     "EpisodeEnd",
     "Listener",
     "ParsedAction",
     "iso_now",
     "not_plain_reason",
+    "not_recordable_reason",
     "parse_action",
     "recorded_not_plain_reason",
 ]
@@ -51,6 +62,18 @@ PLAIN_INPUT = (
     "Tool inputs hold only objects (dict) with string keys, arrays (list), strings, integers, "
     f"finite numbers (float), booleans and null (None), nested at most {MAX_NESTING} deep."
 )
+
+#: What an answer may hold (our rule): the sentence after the reason of an answer its record cannot
+#: carry.
+RECORDABLE_ANSWER = (
+    "An answer may be any JSON value, with finite numbers only (JSON has no NaN or infinities) and "
+    f"nested at most {MAX_NESTING} deep."
+)
+
+#: Containers kept below the root of an action traced as received (an invalid one): every place a
+#: refusal names lies within :data:`~silo_gym.plain_json.MAX_NESTING` + 1 levels, and the trace
+#: stays readable (readers of JSON stop near 1,000 levels).
+TRACED_DEPTH = MAX_NESTING + 3
 
 #: A listener receives every trace event dict (with ``seq``, ``type``, ``at``), then one end
 #: notification ``{"type": "episode_end", "result": dict | None, "stateDiff": dict | None, "run": dict}``
@@ -116,7 +139,7 @@ _new_parsed = tuple.__new__
 def _invalid(reason: str, received: Any, parsed: Any) -> ParsedAction:
     tool = parsed.get("tool") if isinstance(parsed, dict) else None
     return ParsedAction("invalid", reason=reason, traced_tool=tool if isinstance(tool, str) else None,
-                        traced_input=received)
+                        traced_input=bounded(received, TRACED_DEPTH))
 
 
 def not_plain_reason(problem: NotPlain) -> str:
@@ -124,15 +147,23 @@ def not_plain_reason(problem: NotPlain) -> str:
     return f'"{describe_path(problem.path)}" must be plain JSON data, received {problem.what}. {PLAIN_INPUT}'
 
 
+def not_recordable_reason(problem: NotPlain, root: str = "answer") -> str:
+    """The reason an answer (``root``: ``"answer"``, or ``"output"`` for a Silo agent's return) is
+    refused: ``"answer.x" cannot be recorded: received NaN.`` and :data:`RECORDABLE_ANSWER`."""
+    return f'"{describe_path(problem.path, root)}" cannot be recorded: received {problem.what}. {RECORDABLE_ANSWER}'
+
+
 def recorded_not_plain_reason(message: str) -> str | None:
-    """The reason inside a recorded ``invalid_action`` message when it is rule 8's, else ``None``.
+    """The reason inside a recorded ``invalid_action`` message when it is rule 8's (an input not
+    plain JSON) or an answer's that cannot be recorded, else ``None``.
 
     A replay cannot derive it again from the trace: the trace wrote the refused value by
     silo-format §7.3 (``NaN`` as ``null``, a tuple as a list), which is plain.
     """
-    tail = f" {PLAIN_INPUT} {ACCEPTED_SHAPES}"
-    if message.startswith('"input') and message.endswith(tail):
-        return message[: -len(ACCEPTED_SHAPES) - 1]
+    for head, rule in (('"input', PLAIN_INPUT), ('"answer', RECORDABLE_ANSWER)):
+        tail = f" {rule} {ACCEPTED_SHAPES}"
+        if message.startswith(head) and message.endswith(tail):
+            return message[: -len(ACCEPTED_SHAPES) - 1]
     return None
 
 
@@ -169,6 +200,9 @@ def parse_action(action: Any) -> ParsedAction:
     if unknown:
         return _invalid(f"The action has unknown keys: {', '.join(str(k) for k in unknown)}.", action, value)
     if has_answer:
+        problem = answer_not_recordable(value["answer"])
+        if problem is not None:  # it would be graded as one value and recorded as another
+            return _invalid(not_recordable_reason(problem), action, value)
         return ParsedAction("answer", answer=value["answer"])
     tool = value["tool"]
     if not isinstance(tool, str):
@@ -416,14 +450,14 @@ class Episode:
                 raise RunLimitError(fired, self.limit_message or fired)
             if not isinstance(name, str):
                 parsed = ParsedAction("invalid", reason=f'"tool" must be a string, received {type_name(name)}.',
-                                      traced_tool=None, traced_input=input)
+                                      traced_tool=None, traced_input=bounded(input, TRACED_DEPTH))
             elif input is not None and not isinstance(input, dict):
                 parsed = ParsedAction("invalid",
                                       reason=f'"input" must be an object or null, received {type_name(input)}.',
-                                      traced_tool=name, traced_input=input)
+                                      traced_tool=name, traced_input=bounded(input, TRACED_DEPTH))
             elif input is not None and (problem := first_not_plain(input)) is not None:
                 parsed = ParsedAction("invalid", reason=not_plain_reason(problem), traced_tool=name,
-                                      traced_input=input)
+                                      traced_input=bounded(input, TRACED_DEPTH))
             else:
                 parsed = ParsedAction("tool", tool=name, input=input, traced_tool=name, traced_input=input)
             return self.run_call(parsed)[0]

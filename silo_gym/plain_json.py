@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["MAX_INT_DIGITS", "MAX_NESTING", "NotPlain", "describe_path", "first_not_plain", "object_not_plain"]
+__all__ = ["MAX_INT_DIGITS", "MAX_NESTING", "NotPlain", "answer_not_recordable", "bounded", "describe_path",
+           "first_not_plain", "object_not_plain"]
 
 #: Containers allowed inside the outermost one (our rule). Far beyond any tool's input, and well
 #: inside what the schema library (about 250 levels), Python's recursion limit and the trace's
@@ -143,3 +144,54 @@ def describe_path(path: Path, root: str = "input") -> str:
             name = str(step)
             parts.append("." + (name if len(name) <= 40 else name[:40] + "…"))
     return "".join(parts)
+
+
+def answer_not_recordable(value: Any) -> NotPlain | None:
+    """The first place, depth first, where an answer holds what its record cannot carry: ``NaN``
+    or an infinity (a ``float`` or a subclass; JSON writes them as ``null``), or containers nested
+    deeper than :data:`MAX_NESTING` (readers of the run stop near 1,000 levels); ``None`` when the
+    answer is recordable. Never raises.
+
+    Looser than :func:`first_not_plain`, as silo-format §5.4 takes any value as an answer: a
+    tuple is a list, a subclass its base value, and a value JSON has no form for (a date, a set)
+    makes the text form ``""``; each of those is recorded as what the verifier then reads back.
+    """
+    stack: list[tuple[Path, Any, int]] = [((), value, 0)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, float):
+            if item - item != 0.0:  # NaN or an infinity
+                return NotPlain(path, _what(float(item)))
+        elif isinstance(item, (dict, list, tuple)):
+            if depth > MAX_NESTING:
+                return NotPlain((), f"containers nested deeper than {MAX_NESTING} levels")
+            members = list(item.items()) if isinstance(item, dict) else list(enumerate(item))
+            stack.extend(((*path, key), member, depth + 1) for key, member in reversed(members))
+    return None
+
+
+def bounded(value: Any, depth: int) -> Any:
+    """``value`` with every container nested more than ``depth`` levels below it replaced by
+    ``None``, in a copy of each container kept (a tuple becomes a list, as JSON writes it); other
+    members are kept as they are. What the trace records of an action refused as received: every
+    place a refusal can name is kept (:func:`first_not_plain` stops at :data:`MAX_NESTING`), and
+    every reader of the trace can read it. Iterative: never raises for depth."""
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+
+    def shell(item: Any) -> Any:
+        return dict(item) if isinstance(item, dict) else list(item)
+
+    root = shell(value)
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        container, level = stack.pop()
+        for key in list(container) if isinstance(container, dict) else range(len(container)):
+            member = container[key]
+            if isinstance(member, (dict, list, tuple)):
+                if level >= depth:
+                    container[key] = None
+                else:
+                    container[key] = copied = shell(member)
+                    stack.append((copied, level + 1))
+    return root

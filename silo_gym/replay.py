@@ -33,6 +33,7 @@ from typing import Any
 from .env import SiloEnv
 from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, recorded_not_plain_reason
 from .errors import SiloError, VerifierError
+from .files import read_run_file
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes, loads_strict
 from .plain_json import describe_path
 from .rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
@@ -56,10 +57,35 @@ REGRADE_FILE = "regrade.json"
 #: Replays run without a deadline: the recorded calls all ran before it (§5.2).
 _NO_DEADLINE_MS = 10**12
 _SHOWN = 300  # characters of a value shown in a divergence
+_BEFORE = 60  # of those, characters shown before the first difference
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text)} characters)"
+def first_difference(a: str, b: str) -> int | None:
+    """The index of the first character where ``a`` and ``b`` differ (the length of the shorter
+    one when it is a prefix of the other), or ``None`` when they are equal."""
+    if a == b:
+        return None
+    n = min(len(a), len(b))
+    low, high = 0, n  # a[:low] == b[:low]; the answer lies in [low, high]
+    while low < high:  # halving on slices: fast for the long lines of a state diff
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _window(text: str, at: int | None) -> str:
+    """``text`` shortened to :data:`_SHOWN` characters around index ``at`` (the first difference),
+    with ``…`` where something was cut and the length when it was."""
+    if len(text) <= _SHOWN:
+        return text
+    start = 0 if at is None or at < _SHOWN - _BEFORE else at - _BEFORE
+    end = min(len(text), start + _SHOWN)
+    head = "…" if start else ""
+    tail = "…" if end < len(text) else ""
+    return f"{head}{text[start:end]}{tail} ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -76,9 +102,12 @@ class Divergence:
     replayed: str
 
     def __str__(self) -> str:
-        return (f"{self.where}: {self.what}\n"
-                f"  recorded: {_short(self.recorded)}\n"
-                f"  replayed: {_short(self.replayed)}")
+        at = first_difference(self.recorded, self.replayed)
+        cut = len(self.recorded) > _SHOWN or len(self.replayed) > _SHOWN
+        where = f" (first difference at character {at + 1})" if at is not None and cut else ""
+        return (f"{self.where}: {self.what}{where}\n"
+                f"  recorded: {_window(self.recorded, at)}\n"
+                f"  replayed: {_window(self.replayed, at)}")
 
 
 @dataclass
@@ -159,6 +188,9 @@ def _runner_reason(call: RecordedCall, message: str) -> str | None:
     return None
 
 
+_MISSING: Any = object()
+
+
 def _holds_refused_value(call: RecordedCall, reason: str) -> bool:
     """Whether the traced input still has a value at the place rule 8's ``reason`` names
     (``"<path>" must be plain JSON data, received <what>.``), written as §7.3 writes what was
@@ -167,11 +199,16 @@ def _holds_refused_value(call: RecordedCall, reason: str) -> bool:
     path_text = reason[1:reason.find('"', 1)]
     what = reason.partition(" received ")[2]
     action = call.input
-    root = action.get("input") if isinstance(action, dict) and "tool" in action else action
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), root)]
+    # Rule 8 names a place in the input; an answer's refusal one in the answer (our rule).
+    top = "answer" if path_text.startswith("answer") else "input"
+    if top == "answer":
+        root = action.get("answer") if isinstance(action, dict) and "answer" in action else _MISSING
+    else:
+        root = action.get("input") if isinstance(action, dict) and "tool" in action else action
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), root)] if root is not _MISSING else []
     while stack:
         path, value = stack.pop()
-        if describe_path(path) == path_text and (value is None or not what.startswith(("NaN", "Infinity", "-Infinity"))):
+        if describe_path(path, top) == path_text and (value is None or not what.startswith(("NaN", "Infinity", "-Infinity"))):
             return True
         if isinstance(value, dict):
             stack.extend(((*path, k), v) for k, v in value.items())
@@ -471,7 +508,7 @@ def _earlier_regrade(directory: Path) -> bool:
     """Whether ``directory`` holds a ``regrade.json`` written by regrade (its ``result.json`` is
     then an earlier regrade's, not a recorded one)."""
     try:
-        summary = loads_strict((directory / REGRADE_FILE).read_bytes())
+        summary = loads_strict(read_run_file(directory / REGRADE_FILE))  # a FIFO there must not block
     except (OSError, ValueError):
         return False
     return isinstance(summary, dict) and "runId" in summary and "changedChecks" in summary

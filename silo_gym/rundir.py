@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SiloError
+from .files import read_run_file
 from .formats import invalid_json
 from .jsonfmt import canonical, dumps_compact, loads_strict, text_form
 from .models import TRACE_EVENTS, RunFile, RunResultFile, SiloFile, StateDiff
@@ -141,7 +142,7 @@ def _read_file(run_dir: Path, name: str, model: type[SiloFile]) -> tuple[bytes |
     """A file's bytes and its parsed value, checked against ``model``; ``(None, None)`` when the
     file is absent."""
     try:
-        data = (run_dir / name).read_bytes()
+        data = read_run_file(run_dir / name)
     except FileNotFoundError:
         return None, None
     except OSError as exc:

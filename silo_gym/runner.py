@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .env import TERMINATION_REASONS, SiloEnv
-from .episode import Episode
+from .episode import Episode, not_recordable_reason
 from .errors import RunLimitError, SiloError
 from .loader import _SourceOnlyLoader
+from .plain_json import answer_not_recordable
 from .verifiers import VerifierOutcome
 from .wrappers.record import RecordRun
 
@@ -254,7 +255,11 @@ def _settle(env: SiloEnv, episode: Episode, thread: threading.Thread, outcome: d
     exc = outcome.get("exc")
     if exc is None:
         value = outcome.get("value")
-        if isinstance(value, Mapping) and "output" in value:
+        problem = answer_not_recordable(value["output"]) if isinstance(value, Mapping) and "output" in value else None
+        if problem is not None:  # graded as one value, recorded as another: never
+            env.finish(None, error=f"Agent returned an output that {not_recordable_reason(problem, 'output')}",
+                       reason="agent_error")
+        elif isinstance(value, Mapping) and "output" in value:
             env.finish(value["output"])
         else:  # a bare answer would otherwise be graded as no answer at all
             env.finish(None, error=_bad_return(value), reason="agent_error")

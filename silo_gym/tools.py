@@ -121,6 +121,30 @@ def _clone(value: Any, floats: list[bool]) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+def _copy_containers(value: Any) -> Any:
+    """``value`` with every ``dict`` and ``list`` in it copied (key order kept); any other value is
+    kept as it is (immutable in plain JSON). What a tool receives as its input: the caller's own
+    object, recorded in the trace and in data rows as sent, is never the one the tool may change.
+
+    Raises:
+        RecursionError: containers nested deeper than Python's recursion limit (never a plain input).
+    """
+    kind = type(value)
+    if kind is dict:
+        for member in value.values():
+            if type(member) in _CONTAINERS:
+                break
+        else:  # flat, the usual tool input: a shallow copy is a whole copy
+            return value.copy()
+        return {k: (v if type(v) not in _CONTAINERS else _copy_containers(v)) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) not in _CONTAINERS else _copy_containers(v) for v in value]
+    return value
+
+
+_CONTAINERS = (dict, list)
+
+
 def error_payload(exc: Exception) -> dict[str, Any]:
     """The error payload for an exception raised by ``run`` (silo-format §3.4, amended).
 
@@ -155,8 +179,9 @@ def crash_payload(exc: BaseException) -> dict[str, Any]:
 class Tool:
     """A tool bound to one episode's state (silo-format §3.2).
 
-    ``execute(input)`` validates the input, runs the tool, clones its output and returns a tool
-    result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
+    ``execute(input)`` validates the input, runs the tool on its own copy of the input (so a tool
+    that writes into it never changes what the caller sent, or what the trace recorded), clones
+    its output and returns a tool result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
     raises an ``Exception`` (``KeyboardInterrupt`` and ``SystemExit`` propagate). An exception
     other than ``ToolError`` is also logged, with its traceback, at DEBUG on the
     ``silo_gym.tools`` logger (the ``tool_crashed`` payload holds only its type and message).
@@ -193,7 +218,9 @@ class Tool:
             }, False
         floats: list[bool] = []
         try:
-            return {"output": _clone(self._run(self.state, args), floats)}, bool(floats)
+            # The tool gets its own copy: what the caller sent (and the trace recorded) stays as sent.
+            given = args if input is None else _copy_containers(args)  # a new {} needs no copy
+            return {"output": _clone(self._run(self.state, given), floats)}, bool(floats)
         except Exception as exc:  # §3.4: every failure of run becomes an error result
             if not isinstance(exc, ToolError) and _logger.isEnabledFor(logging.DEBUG):
                 # The agent sees the type and message (§3.4, amended); an author wants the rest.

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .files import read_run_file
 from .jsonfmt import loads_strict
 
 __all__ = ["Trace", "TraceCorrupt", "read_trace"]
@@ -51,11 +52,11 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     """Read a ``trace.jsonl``; a torn last line is reported in ``Trace.torn``, never raised.
 
     Raises:
-        OSError: the file cannot be read.
+        OSError: the file cannot be read, is not a regular file, or is larger than
+            :data:`silo_gym.files.MAX_RUN_FILE_BYTES` (:func:`silo_gym.files.read_run_file`).
         TraceCorrupt: a line before the last is not a JSON object (names the line number).
     """
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = read_run_file(path)
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline, as every whole trace does
     trace = Trace()

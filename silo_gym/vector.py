@@ -40,7 +40,10 @@ import numpy as np
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
+from .curriculum import Curriculum
 from .env import SiloEnv
+from .time_limit import TIME_LIMIT_REFUSED
+from .wrappers.curriculum import CurriculumTasks
 from .wrappers.record import RecordRun
 
 __all__ = ["make_vec", "make_vector_env"]
@@ -91,12 +94,15 @@ class _TaskPerSubEnv(gym.Wrapper[str, Any, str, Any]):
 
 
 def _make_sub_env(index: int, num_envs: int, record_runs_dir: str | None, agent_path: str | None,
-                  env_spec: EnvSpec | None, env_kwargs: dict[str, Any]) -> gym.Env[str, Any]:
+                  env_spec: EnvSpec | None, env_kwargs: dict[str, Any],
+                  curriculum: Curriculum | None = None) -> gym.Env[str, Any]:
     # By spec, not by id: a spawned worker's registry holds only what is on disk, not what the
     # parent added with register_environment (the spec carries the environment's path).
     env: gym.Env[str, Any] = gym.make(env_spec, **env_kwargs) if env_spec is not None else SiloEnv(**env_kwargs)
     if record_runs_dir is not None:
         env = RecordRun(env, runs_dir=record_runs_dir, agent_path=agent_path)
+    if curriculum is not None:
+        env = CurriculumTasks(env, curriculum)
     return _TaskPerSubEnv(env, index, num_envs)
 
 
@@ -366,6 +372,7 @@ def make_vector_env(
     autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     vector_mode: Literal["sync", "async"] = "sync",
     context: str | None = None,
+    curriculum: Curriculum | None = None,
     **env_kwargs: Any,
 ) -> VectorEnv[Any, Any, Any]:
     """Our ``vector_entry_point`` (``gym.make_vec(id, num_envs=N)`` with no mode).
@@ -378,19 +385,30 @@ def make_vector_env(
         vector_mode: ``"sync"`` (default) or ``"async"`` (worker processes, no shared memory).
         context: the ``multiprocessing`` start method of the async workers (``"fork"``,
             ``"spawn"``, ``"forkserver"``; ``None``: the platform's default).
+        curriculum: a :class:`~silo_gym.curriculum.Curriculum` that draws each sub-env's task and
+            variant at every reset it does not name them in (autoresets included) and hears every
+            ended episode's ``passed`` (:class:`~silo_gym.wrappers.CurriculumTasks`); sync only,
+            the sampler being an object of this process.
         **env_kwargs: ``SiloEnv`` arguments (the registered ``environment``, ``task_id``, ``path``
             plus any of ``max_tool_calls``, ``timeout_ms``, ``reward_mode``, ...).
 
     Raises:
-        ValueError: ``num_envs`` below 1, an unknown ``vector_mode`` or ``autoreset_mode``.
+        ValueError: ``num_envs`` below 1, an unknown ``vector_mode`` or ``autoreset_mode``, a
+            curriculum with ``vector_mode="async"`` or with items the env does not play,
+            ``max_episode_steps`` (:mod:`silo_gym.time_limit`).
 
     Returns a ``VectorEnv`` whose observations are tuples of ``str`` and whose actions are a list
     (or tuple) of action dicts.
     """
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"num_envs must be a whole number of at least 1, got {num_envs!r}.")
+    if curriculum is not None and vector_mode != "sync":
+        raise ValueError('curriculum= needs vector_mode="sync": the sampler lives in this process, and async '
+                         "workers would each draw from a copy of it.")
+    if "max_episode_steps" in env_kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     runs = os.fspath(os.path.abspath(record_runs_dir)) if record_runs_dir is not None else None
-    fns = [functools.partial(_make_sub_env, i, num_envs, runs, agent_path, None, dict(env_kwargs))
+    fns = [functools.partial(_make_sub_env, i, num_envs, runs, agent_path, None, dict(env_kwargs), curriculum)
            for i in range(num_envs)]
     return _build(fns, vector_mode, autoreset_mode, context)
 
@@ -423,6 +441,8 @@ def make_vec(
     ids = list(ids)
     if not ids:
         raise ValueError("make_vec needs at least one id.")
+    if "max_episode_steps" in kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     names = []
     specs = []
     for env_id in ids:

@@ -23,7 +23,8 @@ SHIP = {"tool": "ship_order", "input": {"orderId": "O-1", "carrier": "express"}}
 GET = {"tool": "get_order", "input": {"orderId": "O-1"}}
 O1 = '{"id":"O-1","customer":"Ada Lane","status":"pending","carrier":null,"total":42.5}'
 STEP_KEYS = ["tool_calls", "tool_errors", "call_id", "tool", "is_error"]
-FINAL_KEYS = STEP_KEYS + ["termination_reason", "error", "passed", "result", "state_diff"]
+FINAL_KEYS = STEP_KEYS + ["termination_reason", "error", "passed", "reward_components", "required_fraction",
+                          "optional_fraction", "result", "state_diff"]
 RESET_KEYS = ["environment", "task_id", "title", "variant", "tools", "tool_calls", "max_tool_calls"]
 ORDERS_TOOLS = [
     {"name": "get_order", "description": "Read one order by id.",

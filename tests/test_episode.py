@@ -247,10 +247,13 @@ def odd_env(tmp_path, make_env_dir):
     return env
 
 
-def test_run_receives_the_very_input_object(odd_env):
+def test_run_receives_its_own_copy_of_the_input(odd_env):
+    # silo-format §3.1 said the very object; amended (docs/spec-amendments.md): the tool's writes
+    # stay in its copy, so what the agent sent, and the trace recorded, is unchanged.
     given = {"x": 1}
     assert odd_env.call_tool("tag", given) == {"output": {"same": True}}
-    assert given == {"x": 1, "seen": True}
+    assert given == {"x": 1}
+    assert odd_env.episode.state["inputs"][-1] == {"x": 1, "seen": True}
     assert odd_env.call_tool("tag") == {"output": {"same": True}}
     assert odd_env.episode.state["inputs"][-1] == {"seen": True}
 
@@ -313,10 +316,14 @@ def test_answer_text_and_raw_forms(tmp_path, make_env_dir, answer, text, stored)
     assert type(info["result"]["agentOutput"]) is type(stored)
 
 
-def test_nan_answer_is_written_as_null(tmp_path, make_env_dir, runs_dir):
+def test_nan_answer_is_refused_not_graded_as_null(tmp_path, make_env_dir, runs_dir):
+    # It was graded as NaN and written as null (§7.3), so the run read back as edited; now refused
+    # (issue 19, item 14; tests/test_run_readback.py).
     env = RecordRun(SiloEnv("widgets", "TASK-001", path=str(make_env_dir(tmp_path))), runs_dir)
     env.reset()
-    *_, info = env.step({"answer": [math.nan]})
+    obs, _, terminated, truncated, _ = env.step({"answer": [math.nan]})
+    assert json.loads(obs)["output"]["code"] == "invalid_action" and not (terminated or truncated)
+    *_, info = env.step({"answer": [None]})
     with open(f"{info['run_dir']}/result.json", encoding="utf-8") as fh:
         result = fh.read()
     assert '"agentOutput": [\n    null\n  ],' in result

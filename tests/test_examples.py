@@ -77,3 +77,15 @@ def test_concurrent_collect_against_the_scripted_server(tmp_path: Path) -> None:
     assert first.startswith("120 episodes in "), out
     assert "mean reward 1.00, 1 model calls retried, 1 failed" in first  # the 429, then the hung call
     assert "Episode timed out after 10 s (episode_timeout_s)" in out
+
+
+def test_curriculum_spends_episodes_where_the_pass_rate_is_in_the_middle(tmp_path: Path) -> None:
+    out = run_example("curriculum.py", cwd=tmp_path)
+    assert out.splitlines()[0] == "450 episodes over the 15 tasks of silo/project, 3 sub-envs, 3 seeds"
+    uniform_middle = number(r"^uniform mean: episodes on 0.1<p<0.9 (\S+),", out)
+    curriculum_middle = number(r"^curriculum mean: episodes on 0.1<p<0.9 (\S+),", out)
+    uniform_p = number(r"^uniform mean: .*mean p at the end (\S+)$", out)
+    curriculum_p = number(r"^curriculum mean: .*mean p at the end (\S+)$", out)
+    assert curriculum_middle > uniform_middle + 0.1  # 0.48 against 0.31
+    assert curriculum_p > uniform_p  # and the learner ends better: 0.58 against 0.51
+    assert len([line for line in out.splitlines() if line.split()[:1] in (["0"], ["1"], ["2"])]) == 6

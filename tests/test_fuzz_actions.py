@@ -12,7 +12,8 @@ from silo_gym import SiloEnv, dumps_compact
 from silo_gym.episode import ACCEPTED_SHAPES
 
 STEP_KEYS = ["tool_calls", "tool_errors", "call_id", "tool", "is_error"]
-FINAL_KEYS = STEP_KEYS + ["termination_reason", "error", "passed", "result", "state_diff"]
+FINAL_KEYS = STEP_KEYS + ["termination_reason", "error", "passed", "reward_components", "required_fraction",
+                          "optional_fraction", "result", "state_diff"]
 SAMPLE = object()  # placeholder: replaced by env.action_space.sample()
 
 scalars = (st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=12))

@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "serve_cmd",
     "replay_cmd",
     "view_cmd",
+    "eval_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"
@@ -62,8 +63,9 @@ def build_parser() -> CommandParser:
 
 
 def _leaves(parser: CommandParser) -> Iterator[CommandParser]:
-    if parser.commands is None:
+    if parser.commands is None or parser.runs_alone:
         yield parser
+    if parser.commands is None:
         return
     for child in parser.commands.choices.values():
         yield from _leaves(child)
@@ -77,9 +79,9 @@ def _purposes(parser: CommandParser, prefix: str = "") -> Iterator[tuple[str, st
     helps = {action.dest: action.help or "" for action in parser.commands._choices_actions}
     for name, child in parser.commands.choices.items():
         path = f"{prefix}{name}"
-        if child.commands is None:
+        if child.commands is None or child.runs_alone:  # a command of its own (eval, as well as eval compare)
             yield path, str(helps.get(name, ""))
-        else:
+        if child.commands is not None:
             yield from _purposes(child, path + " ")
 
 
@@ -126,6 +128,8 @@ def _resolve(root: CommandParser, tokens: list[str]) -> tuple[CommandParser, lis
     parser, rest = root, tokens
     while parser.commands is not None:
         choices = parser.commands.choices
+        if parser.runs_alone and (not rest or rest[0] not in choices):
+            break  # the command's own flags (silo-gym eval --env demo)
         if parser is not root and (not rest or rest[0] == "" or (rest[0].startswith("-") and rest[0] not in (
                 "-h", "--help"))):
             raise UsageError(f'Missing <command>. Run "{parser.prog} --help" '

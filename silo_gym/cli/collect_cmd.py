@@ -7,7 +7,8 @@
                      --episodes-per-task N --out DIR [--format jsonl,parquet,hf] [--seed S]
                      [--runs-dir D] [--max-tool-calls N] [--timeout-ms N] [--max-pairs-per-task N]
                      [--backend local|ray] [--num-workers N] [--ray-address ADDR] [--worker-cpus X]
-                     [--max-retries N] [--concurrency N] [--episode-timeout S] [--resume]
+                     [--max-retries N] [--concurrency N] [--episode-timeout S] [--resume | --overwrite]
+                     [--group-size G]
     --policy openai:<model>|anthropic:<model> [--base-url URL] [--api chat|responses|text]
              [--temperature T] [--max-tokens N] [--client lean|sdk]
 
@@ -27,29 +28,35 @@ SIGTERM (exit 130 / 143) the file holds every finished row and ``--resume`` play
 (:mod:`silo_gym.data.stream`). ``--resume`` keeps only rows of the collection asked for: a row
 that is not an episode row, is outside the plan or is repeated, or a damaged ``.collect.json``,
 is refused (exit 1) with the file, the line and what to do, and nothing is changed; only a last
-line cut short by a crash is dropped (its episode is played again). ``--policy openai:<model>`` /
+line cut short by a crash is dropped (its episode is played again). ``--group-size G`` plays each task's episodes in groups of G that start from one world (one
+variant, one instruction; the ``group`` column), and pairs episodes only within their group
+(:func:`silo_gym.data.collect`, "Groups"); ``--episodes-per-task`` must be a multiple of G.
+``--policy openai:<model>`` /
 ``anthropic:<model>`` asks a served model (:mod:`silo_gym.cli.model_policy`); ``--client sdk``
 sends its requests through the official SDK instead of the lean HTTP path.
+
+An ``--out`` that already holds a data set (a collection, or any ``episodes.*`` / ``pairs.*``) is
+refused unless ``--resume`` keeps it or ``--overwrite`` replaces it whole: its files in every
+format and the run directories its collection made (other files there are kept).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from typing import Any
 
 from ..data import BACKENDS, preference_pairs, write
 from ..data.io import FORMATS, check_format_libraries
-from ..data.local_backend import CollectCounters, CollectionInterrupted
-from ..data.stream import MANIFEST, STREAM_FILE, ResumeError, collect_jsonl
+from ..data.local_backend import CollectCounters
+from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
 from ..loader import TASK_ID_CUTOFF, find_environment
 from ..rounding import to_fixed
 from ..suggest import did_you_mean
 from .model_policy import add_model_flags, check_model_server, is_model_spec, model_policy_factory
 from .parser import Commands, UsageError, count, non_negative, number_above_zero, whole_number
-from .progress import CollectProgress
+from .progress import CollectProgress, report_interruption
 
 __all__ = ["collect_command", "register"]
 
@@ -75,6 +82,10 @@ def collect_command(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(str(exc)) from None
     episodes: int = args.episodes_per_task
+    group_size: int = args.group_size
+    if episodes % group_size:
+        raise UsageError(f"--episodes-per-task ({episodes}) must be a multiple of --group-size ({group_size}): "
+                         "every group plays that many episodes of one world.")
     seed: int = args.seed
     max_pairs: int | None = args.max_pairs_per_task
     env_kwargs: dict[str, Any] = {}
@@ -103,6 +114,9 @@ def collect_command(args: argparse.Namespace) -> int:
             require_ray()
         except ImportError as exc:
             raise UsageError(str(exc)) from None
+    if args.overwrite and args.resume:
+        raise UsageError("--overwrite and --resume exclude each other: --resume finishes the collection in --out, "
+                         "--overwrite replaces it.")
     concurrency: int = args.concurrency
     episode_timeout_s: float | None = args.episode_timeout
     model_flags = [f for f in ("base_url", "api", "temperature", "max_tokens", "client")
@@ -142,20 +156,17 @@ def collect_command(args: argparse.Namespace) -> int:
 
     try:
         rows = collect_jsonl(out, ids, policy_object, episodes_per_task=episodes, seed=seed, resume=args.resume,
-                             policy_spec=policy, runs_dir=runs_dir, env_kwargs=env_kwargs or None,
+                             overwrite=args.overwrite, policy_spec=policy, runs_dir=runs_dir, env_kwargs=env_kwargs or None,
                              progress=progress_bar, backend=backend,
                              num_workers=num_workers if backend == "ray" else None,
                              ray_address=ray_address, max_retries=max_retries, ray_actor_options=actor_options,
                              concurrency=concurrency, episode_timeout_s=episode_timeout_s, counters=counters,
-                             policy_name=policy if policy_object is not policy else None)
+                             policy_name=policy if policy_object is not policy else None,
+                             group_size=group_size)
     except ResumeError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt as exc:
-        if progress_bar is not None:
-            progress_bar.close()
-            progress_bar = None
-        sys.stderr.write(_interrupted_message(out))
-        return 128 + _signal_number(exc)
+        return report_interruption(exc, progress_bar, os.path.join(out, STREAM_FILE), "episodes", "collection")
     finally:
         if progress_bar is not None:
             progress_bar.close()
@@ -184,22 +195,6 @@ def collect_command(args: argparse.Namespace) -> int:
     lines += [f"  {os.path.relpath(f) if not os.path.isabs(out) else f}" for f in files]
     sys.stdout.write("\n".join(lines) + "\n")
     return 1 if rows and failed == len(rows) else 0
-
-
-def _signal_number(exc: KeyboardInterrupt) -> int:
-    """The signal behind an interruption: the collection's own (``CollectionInterrupted``), the
-    command line's SIGTERM (``Terminated``, raised outside the collection's handler: while the
-    policy loads, during a resume's checks), else SIGINT (Ctrl-C)."""
-    signum = exc.signum if isinstance(exc, CollectionInterrupted) else getattr(exc, "signum", None)
-    return int(signum) if isinstance(signum, int) else int(signal.SIGINT)
-
-
-def _interrupted_message(out: str) -> str:
-    """What an interrupted ``collect`` left: the way to finish it only where a collection began."""
-    if not os.path.isfile(os.path.join(out, MANIFEST)):
-        return f"Interrupted before the collection began; nothing was written to {out}.\n"
-    return (f"Interrupted: the finished episodes are in {os.path.join(out, STREAM_FILE)}; "
-            "run the same command with --resume to finish the collection.\n")
 
 
 def register(commands: Commands) -> None:
@@ -237,7 +232,11 @@ def register(commands: Commands) -> None:
                    help="episodes in flight at once on one event loop (per Ray worker), for model policies")
     p.add_argument("--episode-timeout", metavar="S", type=number_above_zero,
                    help="seconds an episode may take before it becomes a failed row (default: no limit)")
+    p.add_argument("--group-size", metavar="G", type=count, default=1,
+                   help="play each task's episodes in groups of G that start from one world (GRPO groups)")
     p.add_argument("--resume", action="store_true",
                    help="finish the interrupted collection in --out, playing only the episodes missing")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the data set already in --out (its files in every format, and its run directories)")
     add_model_flags(p)
     p.set_defaults(handler=collect_command)

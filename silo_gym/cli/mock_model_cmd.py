@@ -19,19 +19,9 @@ import contextlib
 import sys
 
 from .listen import listen_error
-from .parser import Commands, UsageError, whole_number
+from .parser import Commands, UsageError, at_least_zero, whole_number
 
 __all__ = ["mock_model_command", "register"]
-
-
-def _at_least_zero(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise ValueError("must be a number >= 0.")
-    return value
 
 
 def _port(text: str) -> int:
@@ -87,14 +77,14 @@ def register(commands: Commands) -> None:
     p = commands.add_parser("mock-model", help=about, description=about)
     p.add_argument("--port", metavar="PORT", type=_port, default=8000, help="port to listen on (0: a free one)")
     p.add_argument("--host", metavar="HOST", default="127.0.0.1", help="address to listen on")
-    p.add_argument("--latency-ms", metavar="MS", type=_at_least_zero, default=0.0,
+    p.add_argument("--latency-ms", metavar="MS", type=at_least_zero, default=0.0,
                    help="wait before each reply, in milliseconds")
     p.add_argument("--fault", metavar="RULES",
                    help='requests that misbehave, space-separated: "429@3 hang@7 500@9-11 malformed%%0.1"')
     p.add_argument("--plan", metavar="path.py[:name]",
                    help="the plan function to play (default: the demo reference solver's plan)")
     p.add_argument("--model", metavar="NAME", default="silo-mock", help="the model name the server reports")
-    p.add_argument("--retry-after", metavar="S", type=_at_least_zero, default=1.0,
+    p.add_argument("--retry-after", metavar="S", type=at_least_zero, default=1.0,
                    help="Retry-After of 429 and 503 answers, in seconds")
     p.add_argument("--seed", metavar="N", type=whole_number, default=0, help="seed of probabilistic faults")
     p.set_defaults(handler=mock_model_command)

@@ -33,7 +33,9 @@ __all__ = [
     "FlagError",
     "HelpRequested",
     "UsageError",
+    "add_command_with_subcommands",
     "add_group",
+    "at_least_zero",
     "count",
     "directory",
     "non_negative",
@@ -112,6 +114,17 @@ def number_above_zero(text: str) -> float:
     return value
 
 
+def at_least_zero(text: str) -> float:
+    """A finite number of at least 0 (``--latency-ms``, ``--price-in``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise ValueError("must be a number >= 0.")
+    return value
+
+
 def _named(convert: Callable[[str], Any], name: str) -> Callable[[str], Any]:
     """``convert`` whose ValueError becomes ``FlagError("<name> <reason>")``."""
 
@@ -142,6 +155,9 @@ class CommandParser(argparse.ArgumentParser):
         self.declared: list[argparse.Action] = []
         self.flag_actions: dict[str, argparse.Action] = {}
         self.commands: argparse._SubParsersAction[CommandParser] | None = None
+        #: With :attr:`commands`: the command also runs on its own when its first token names
+        #: none of them (``silo-gym eval --env demo`` beside ``silo-gym eval compare A B``).
+        self.runs_alone = False
         kwargs.setdefault("allow_abbrev", False)
         kwargs.setdefault("formatter_class", _formatter)
         super().__init__(*args, **kwargs)
@@ -273,3 +289,12 @@ def add_group(commands: Commands, name: str, help: str) -> Commands:
     """A command group (``silo-gym data <command>``); add each subcommand to the returned object."""
     group: CommandParser = commands.add_parser(name, help=help, description=help)
     return group.add_subparsers(title="commands", metavar="<command>")
+
+
+def add_command_with_subcommands(commands: Commands, name: str, help: str) -> tuple[CommandParser, Commands]:
+    """A command with flags of its own and subcommands too (``silo-gym eval`` and ``silo-gym eval
+    compare``): a first token naming a subcommand picks it, anything else is the command's own.
+    Returns the command's parser (add its flags and handler) and its subcommands."""
+    parser: CommandParser = commands.add_parser(name, help=help, description=help)
+    parser.runs_alone = True
+    return parser, parser.add_subparsers(title="commands", metavar="[<command>]")

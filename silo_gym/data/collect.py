@@ -10,6 +10,9 @@ A row has exactly the columns of :data:`EPISODE_COLUMNS`, in that order:
 ``variant``
     the variant number of the episode's world (``variants=True``, docs/variants.md), ``None`` for
     the canonical world.
+``group``
+    with ``group_size=G``, the episode's group within its task (``episode // G``): the G episodes
+    of a group start from one world (same variant, same instruction); ``None`` otherwise.
 ``run_id``
     the run id when the episode was recorded (``runs_dir`` given), else ``None``.
 ``policy``
@@ -34,6 +37,9 @@ A row has exactly the columns of :data:`EPISODE_COLUMNS`, in that order:
     the env's reward for the episode (the verifier's fraction, or 0/1 with ``reward_mode="binary"``).
 ``passed``, ``required_passed``, ``required_total``, ``checks``
     from ``result.json`` (``checks`` is the list of ``{label, passed, detail, required}``).
+``reward_components``, ``required_fraction``, ``optional_fraction``
+    the checks as reward components, as in the ending step's info (:mod:`silo_gym.components`):
+    ``{label: {"passed", "required"}}`` and the two fractions.
 ``state_diff``
     the state diff as compact JSON text (silo-format §7.2).
 ``termination_reason``, ``error``, ``tool_calls``, ``tool_errors``
@@ -60,6 +66,21 @@ Policies, told apart by type and then by signature:
 Seeds: episode ``i`` of a task is reset with :func:`episode_seed` ``(seed, environment, task_id,
 i)``, a SHA-256 of those values (stable across processes and Python versions, unlike ``hash``),
 so the same ``seed`` gives the same rows, apart from ``run_id``.
+
+Worlds: by default every episode plays the canonical world, or with ``variants=True`` the variant
+its reset seed draws. ``episode_variants`` fixes the world of each episode instead: a mapping
+from ``"<environment>/<task_id>"`` to a list whose entry ``i`` is the variant episode ``i`` of
+that task plays (``None``: the canonical world), passed to ``reset`` as ``options["variant"]``
+(docs/variants.md); tasks the mapping leaves out play as before. ``silo_gym.eval`` uses it so
+that trial ``i`` of a task plays the same world whatever the policy.
+Groups (``group_size=G``, for GRPO-style comparisons): the episodes of a task are played in
+groups of G consecutive episodes, and every episode of group ``g`` is reset with the seed of the
+group's first episode, ``episode_seed(seed, environment, task_id, g * G)``: one task, one variant,
+one instruction, one initial world per group (a group plays the world episode ``g * G`` plays
+ungrouped). What is random in the policy stays each episode's own: the ``"random"`` policy draws
+its actions from the episode's own seed, a chat model samples as it does. Groups differ in world
+only where worlds vary (``variants=True``); canonical worlds are one world for every group.
+``episodes_per_task`` must be a multiple of G.
 
 Backends: ``backend="local"`` plays the episodes in this process, up to ``concurrency`` at once on
 one event loop (:mod:`silo_gym.data.local_backend`); ``backend="ray"`` plays them on a pool of Ray
@@ -98,23 +119,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import inspect
 import os
 import shutil
 import threading
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
 
+from ..components import component_fields
 from ..errors import RunLimitError, SiloError
+from ..formats import VARIANT_LIMIT
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
-from ..wrappers.record import RecordRun
+from ..seeds import episode_seed, group_reset_seed
+from ..time_limit import TIME_LIMIT_REFUSED
+from ..wrappers.record import RecordRun, RunDirJournal
 
 __all__ = [
     "BACKENDS",
@@ -122,9 +146,12 @@ __all__ = [
     "EpisodeJob",
     "EpisodeRunner",
     "RandomPolicy",
+    "check_episode_variants",
     "collect",
+    "drawn_variant",
     "episode_seed",
     "failed_row",
+    "group_reset_seed",
     "iter_collect",
     "resolve_policy",
     "transcript_messages",
@@ -138,18 +165,55 @@ RUN_FILES = ("trace.jsonl", "state-diff.json", "result.json", "run.json")
 
 #: The columns of an episode row, in order (gym-api.md).
 EPISODE_COLUMNS: tuple[str, ...] = (
-    "environment", "task_id", "episode", "variant", "run_id", "policy", "prompt", "messages", "actions", "reward",
-    "passed", "required_passed", "required_total", "checks", "state_diff", "termination_reason", "error",
-    "tool_calls", "tool_errors", "retries",
+    "environment", "task_id", "episode", "variant", "group", "run_id", "policy", "prompt", "messages", "actions",
+    "reward", "passed", "required_passed", "required_total", "checks", "reward_components", "required_fraction",
+    "optional_fraction", "state_diff", "termination_reason", "error", "tool_calls", "tool_errors", "retries",
 )
 
 
-def episode_seed(seed: int, environment: str, task_id: str, episode: int) -> int:
-    """The reset seed of one episode: the first 4 bytes of
-    ``sha256("silo-gym/collect\\0<seed>\\0<environment>\\0<task_id>\\0<episode>")``, big-endian
-    (an int in ``[0, 2**32)``)."""
-    text = f"silo-gym/collect\x00{seed}\x00{environment}\x00{task_id}\x00{episode}"
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
+def drawn_variant(env: Any, seed: int, environment: str, task_id: str, episode: int, bound: bool,
+                  group_size: int = 1) -> int | None:
+    """The variant world episode ``episode`` of ``task_id`` plays in a collection with
+    ``variants=True``, base seed ``seed`` and groups of ``group_size``: ``env`` (made with
+    ``variants=True``) is reset with the episode's reset seed (:func:`group_reset_seed`), as the
+    collection resets it, and ``info["variant"]`` is read. ``bound``: ``env`` is the task's own
+    id (else ``options={"task_id": task_id}``)."""
+    _, info = env.reset(seed=group_reset_seed(seed, environment, task_id, episode, group_size),
+                        options=None if bound else {"task_id": task_id})
+    variant = info.get("variant")
+    return variant if isinstance(variant, int) else None
+
+
+def check_episode_variants(episode_variants: Any, episodes_per_task: int) -> dict[str, list[int | None]] | None:
+    """``episode_variants`` (module docs, "Worlds") checked and copied: a mapping of
+    ``"<environment>/<task_id>"`` to a list of at least ``episodes_per_task`` entries, each a
+    variant number (an int with ``0 <= k < 2**63``) or ``None``.
+
+    Raises:
+        TypeError: not a mapping of strings to lists, or an entry that is not a variant number.
+        ValueError: a list shorter than ``episodes_per_task``.
+    """
+    if episode_variants is None:
+        return None
+    if not isinstance(episode_variants, Mapping):
+        raise TypeError(f"episode_variants must be a mapping of \"<environment>/<task_id>\" to a list of variants, "
+                        f"got {type(episode_variants).__name__}.")
+    checked: dict[str, list[int | None]] = {}
+    for key, worlds in episode_variants.items():
+        if not isinstance(key, str) or "/" not in key:
+            raise TypeError(f'episode_variants keys are "<environment>/<task_id>" strings, got {key!r}.')
+        if isinstance(worlds, (str, bytes)) or not isinstance(worlds, Sequence):
+            raise TypeError(f"episode_variants[{key!r}] must be a list of variants, got {type(worlds).__name__}.")
+        for value in worlds:
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not 0 <= value < VARIANT_LIMIT):
+                raise TypeError(f"episode_variants[{key!r}] holds {value!r}; a variant is an int with "
+                                "0 <= k < 2**63, or None for the canonical world (docs/variants.md).")
+        if len(worlds) < episodes_per_task:
+            raise ValueError(f"episode_variants[{key!r}] names {len(worlds)} world(s) for {episodes_per_task} "
+                             "episodes per task; give one per episode.")
+        checked[key] = list(worlds)
+    return checked
 
 
 class RandomPolicy:
@@ -378,13 +442,15 @@ def _play_episode_policy(env: Any, policy: Any, seed: int, options: dict[str, An
 
 
 def _row(environment: str, task_id: str, index: int, run_id: str | None, label: str, played: _Played,
-         variant: int | None = None) -> dict[str, Any]:
+         variant: int | None = None, group: int | None = None) -> dict[str, Any]:
     result = played.result
+    components = component_fields(result["checks"])
     return {
         "environment": environment,
         "task_id": task_id,
         "episode": index,
         "variant": variant,
+        "group": group,
         "run_id": run_id,
         "policy": label,
         "prompt": played.prompt,
@@ -395,6 +461,9 @@ def _row(environment: str, task_id: str, index: int, run_id: str | None, label: 
         "required_passed": int(result["requiredPassed"]),
         "required_total": int(result["requiredTotal"]),
         "checks": [dict(c) for c in result["checks"]],
+        "reward_components": components["reward_components"],
+        "required_fraction": components["required_fraction"],
+        "optional_fraction": components["optional_fraction"],
         "state_diff": dumps_compact(played.state_diff),
         "termination_reason": result["terminationReason"],
         "error": result["error"],
@@ -405,12 +474,13 @@ def _row(environment: str, task_id: str, index: int, run_id: str | None, label: 
 
 
 def failed_row(environment: str, task_id: str, episode: int, policy: str, error: str,
-               retries: int | None = None) -> dict[str, Any]:
-    """The row of an episode whose every attempt failed (module docs): the identity columns,
-    ``policy``, ``error`` and ``retries`` (the model calls retried, ``None`` when unknown); every
-    other column ``None`` (``reward`` included: never a made-up 0)."""
+               retries: int | None = None, group: int | None = None) -> dict[str, Any]:
+    """The row of an episode whose every attempt failed (module docs): the identity columns
+    (``group`` too, for grouped collection), ``policy``, ``error`` and ``retries`` (the model calls
+    retried, ``None`` when unknown); every other column ``None`` (``reward`` included: never a
+    made-up 0)."""
     row: dict[str, Any] = dict.fromkeys(EPISODE_COLUMNS)
-    row.update(environment=environment, task_id=task_id, episode=episode, policy=policy, error=error,
+    row.update(environment=environment, task_id=task_id, episode=episode, group=group, policy=policy, error=error,
                retries=retries)
     return row
 
@@ -431,7 +501,10 @@ class FailedAttempt(NamedTuple):
 
 class EpisodeJob(NamedTuple):
     """One episode to play: which env (a position in the runner's ids), task and episode index,
-    with its reset seed. ``order`` is the row's place in :func:`collect`'s result."""
+    with its reset seed. ``order`` is the row's place in :func:`collect`'s result. Grouped
+    (module docs): ``group`` is its group, ``seed`` the group's reset seed and ``policy_seed`` the
+    episode's own seed (what the ``"random"`` policy draws from); ungrouped, ``group`` is None and
+    ``policy_seed`` is None (the reset seed is the episode's own). ``item``: see below."""
 
     order: tuple[int, int, int]
     env_pos: int
@@ -439,6 +512,10 @@ class EpisodeJob(NamedTuple):
     episode: int
     seed: int
     bound: bool
+    group: int | None = None
+    policy_seed: int | None = None
+    #: The ``CurriculumItem`` a curriculum drew for this episode (its variant is asked for at reset).
+    item: Any = None
 
 
 class EnvPlan(NamedTuple):
@@ -451,11 +528,58 @@ class EnvPlan(NamedTuple):
     bound: bool
     path: str | None
 
-    def jobs(self, env_pos: int, episodes_per_task: int, seed: int) -> Iterator[EpisodeJob]:
+    def jobs(self, env_pos: int, episodes_per_task: int, seed: int, group_size: int = 1) -> Iterator[EpisodeJob]:
         for task_pos, task_id in enumerate(self.task_ids):
             for index in range(episodes_per_task):
+                own = episode_seed(seed, self.environment, task_id, index)
+                if group_size == 1:
+                    yield EpisodeJob((env_pos, task_pos, index), env_pos, task_id, index, own, self.bound)
+                    continue
+                group = index // group_size
                 yield EpisodeJob((env_pos, task_pos, index), env_pos, task_id, index,
-                                 episode_seed(seed, self.environment, task_id, index), self.bound)
+                                 group_reset_seed(seed, self.environment, task_id, index, group_size),
+                                 self.bound, group, own)
+
+
+def curriculum_jobs(plans: Sequence[EnvPlan], curriculum: Any, total: int, seed: int,
+                    group_size: int = 1) -> Iterator[EpisodeJob]:
+    """``total`` episodes whose tasks and variants ``curriculum`` draws, one draw per group of
+    ``group_size`` episodes, each draw made when the job is taken (so it sees every result
+    reported before). A task's episodes are numbered in the order drawn; each plays on the first
+    of ``plans`` that has its task (a ``silo/<env>`` plan before a per-task one).
+
+    Raises:
+        ValueError: (at once) an item of the curriculum that no plan plays.
+    """
+    where: dict[tuple[str, str], tuple[int, int]] = {}
+    for pos in sorted(range(len(plans)), key=lambda p: plans[p].bound):
+        plan = plans[pos]
+        for task_pos, task_id in enumerate(plan.task_ids):
+            where.setdefault((plan.environment, task_id), (pos, task_pos))
+    strays = [tuple(i) for i in curriculum.items if (i.environment, i.task_id) not in where]
+    if strays:
+        raise ValueError(f"The curriculum has items no id of this collection plays: "
+                         f"{', '.join(map(str, strays[:3]))}{' ...' if len(strays) > 3 else ''}.")
+    return _drawn_jobs(plans, curriculum, where, total, seed, group_size)
+
+
+def _drawn_jobs(plans: Sequence[EnvPlan], curriculum: Any, where: dict[tuple[str, str], tuple[int, int]],
+                total: int, seed: int, group_size: int) -> Iterator[EpisodeJob]:
+    played: dict[tuple[str, str], int] = {}
+    for _ in range(total // group_size):
+        item = curriculum.sample()
+        key = (item.environment, item.task_id)
+        pos, task_pos = where[key]
+        first = played.get(key, 0)
+        played[key] = first + group_size
+        for index in range(first, first + group_size):
+            own = episode_seed(seed, item.environment, item.task_id, index)
+            if group_size == 1:
+                yield EpisodeJob((pos, task_pos, index), pos, item.task_id, index, own, plans[pos].bound, item=item)
+            else:
+                yield EpisodeJob((pos, task_pos, index), pos, item.task_id, index,
+                                 group_reset_seed(seed, item.environment, item.task_id, index, group_size),
+                                 plans[pos].bound, index // group_size, own, item)
 
 
 def _plan_of(env_id: str, env: Any) -> EnvPlan:
@@ -501,12 +625,16 @@ class EpisodeRunner:
         env_paths: per id, the environment directory to register when the id is unknown in this
             process (a Ray worker started without the driver's ``SILO_GYM_PATH``).
         episode_timeout_s: with :meth:`arun`, the time one attempt may take, in seconds.
+        episode_variants: the world of each episode, checked (:func:`check_episode_variants`).
+        run_journal: told of every run directory it creates (``RecordRun``'s ``journal``).
     """
 
     def __init__(self, env_ids: Sequence[str], policy: Any, *, env_kwargs: dict[str, Any] | None = None,
                  policy_name: str | None = None, runs_dir: str | os.PathLike[str] | None = None,
                  ship_artifacts: bool = False, cwd: str | os.PathLike[str] | None = None,
-                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None) -> None:
+                 env_paths: Sequence[str | None] | None = None, episode_timeout_s: float | None = None,
+                 episode_variants: Mapping[str, Sequence[int | None]] | None = None,
+                 run_journal: RunDirJournal | None = None) -> None:
         self.kind, self.policy, label, self.agent_path = resolve_policy(policy, cwd)
         self.label = policy_name if policy_name is not None else label
         self.env_ids = [_expand_id(e) for e in env_ids]
@@ -515,6 +643,8 @@ class EpisodeRunner:
         self.ship_artifacts = ship_artifacts
         self.env_paths = list(env_paths) if env_paths is not None else [None] * len(self.env_ids)
         self.episode_timeout_s = episode_timeout_s
+        self.episode_variants = episode_variants
+        self.run_journal = run_journal
         self._free: dict[str, list[Any]] = {}
         self._all: dict[str, list[Any]] = {}
 
@@ -533,7 +663,7 @@ class EpisodeRunner:
                 register_environment(path)
         env = gym.make(env_id, disable_env_checker=True, **self.env_kwargs)
         if self.runs_dir is not None:
-            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path)
+            env = RecordRun(env, runs_dir=self.runs_dir, agent_path=self.agent_path, journal=self.run_journal)
         self._all.setdefault(env_id, []).append(env)
         return env
 
@@ -580,11 +710,12 @@ class EpisodeRunner:
                 await close()
         self.close()
 
-    def _play(self, env: Any, seed: int, options: dict[str, Any] | None) -> _Played:
+    def _play(self, env: Any, seed: int, options: dict[str, Any] | None, policy_seed: int | None = None) -> _Played:
         if self.kind == "episode":
             return _play_episode_policy(env, self.policy, seed, options)
         if self.kind == "random":
-            return _play_gym(env, self.policy.actions_for(env, seed), seed, options)
+            own = seed if policy_seed is None else policy_seed
+            return _play_gym(env, self.policy.actions_for(env, own), seed, options)
         if self.kind == "gym":
             return _play_gym(env, self.policy, seed, options)
         return _play_agent(env, self.policy, seed, options)
@@ -594,7 +725,14 @@ class EpisodeRunner:
         env = self.acquire(env_id)
         recorder = env if isinstance(env, RecordRun) else None
         before = recorder.run_dir if recorder is not None else None
-        return env_id, env, recorder, before, (None if job.bound else {"task_id": job.task_id})
+        options: dict[str, Any] | None = None if job.bound else {"task_id": job.task_id}
+        if self.episode_variants is not None:
+            worlds = self.episode_variants.get(f"{env.unwrapped.environment_name}/{job.task_id}")
+            if worlds is not None:
+                options = {**(options or {}), "variant": worlds[job.episode]}
+        if job.item is not None:  # drawn by a curriculum: its variant (None: the canonical world)
+            options = {"task_id": job.task_id, "variant": job.item.variant}
+        return env_id, env, recorder, before, options
 
     @staticmethod
     def _drop_run_dir(recorder: RecordRun | None, before: str | None) -> None:
@@ -611,8 +749,10 @@ class EpisodeRunner:
                  played: _Played) -> tuple[str, Any, dict[str, bytes] | None]:
         run_id = recorder.run_id if recorder is not None else None
         episode = env.unwrapped.episode
+        if env.unwrapped.reward_mode == "shaped":  # the row's reward is the episode's, not the last step's
+            played.reward = float(played.result["reward"])
         row = _row(env.unwrapped.environment_name, job.task_id, job.episode, run_id, self.label, played,
-                   episode.variant if episode is not None else None)
+                   episode.variant if episode is not None else None, job.group)
         files: dict[str, bytes] | None = None
         if self.ship_artifacts and recorder is not None and recorder.run_dir is not None:
             run_dir = Path(recorder.run_dir)
@@ -637,7 +777,7 @@ class EpisodeRunner:
         token = EPISODE_METER.set(meter)
         try:
             try:
-                played = self._play(env, job.seed, options)
+                played = self._play(env, job.seed, options, job.policy_seed)
             except (SiloError, gym.error.Error):
                 if self.ship_artifacts:
                     self._drop_run_dir(recorder, before)
@@ -694,6 +834,19 @@ class EpisodeRunner:
             self.release(env_id, env)
 
 
+def check_group_size(group_size: Any, episodes_per_task: int) -> None:
+    """Refuse a ``group_size`` that is not an int >= 1 dividing ``episodes_per_task``.
+
+    Raises:
+        ValueError: with what was wrong and what is accepted.
+    """
+    if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
+        raise ValueError(f"group_size must be an int >= 1, got {group_size!r}.")
+    if episodes_per_task % group_size:
+        raise ValueError(f"episodes_per_task ({episodes_per_task}) must be a multiple of group_size ({group_size}): "
+                         "every group plays group_size episodes of one world.")
+
+
 def _timeout_text(limit: float | None, meter: EpisodeMeter) -> str:
     what = (f"the model call of turn {meter.turns} did not return" if meter.waiting
             else f"the policy had not finished after {meter.turns} model call(s)")
@@ -717,7 +870,7 @@ async def aplay_with_retries(runner: EpisodeRunner, environment: str, job: Episo
         if value.timed_out:
             error = value.error
             break
-    return failed_row(environment, job.task_id, job.episode, runner.label, error, retries)
+    return failed_row(environment, job.task_id, job.episode, runner.label, error, retries, job.group)
 
 
 def _ordered(
@@ -739,13 +892,30 @@ def _ordered(
     episode_timeout_s: float | None,
     skip: Container[tuple[str, str, int]] | None,
     counters: Any,
+    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
+    group_size: int = 1,
+    curriculum: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
     """Check the arguments now, then return the generator of ``(order, row)``."""
     if backend not in BACKENDS:
         raise ValueError(f'backend must be "local" or "ray", got {backend!r}.')
+    if env_kwargs and "max_episode_steps" in env_kwargs:
+        raise ValueError(TIME_LIMIT_REFUSED)
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     if episodes_per_task < 0:
         raise ValueError("episodes_per_task must be >= 0")
+    check_group_size(group_size, episodes_per_task)
+    if curriculum is not None:
+        from ..curriculum import Curriculum
+
+        if not isinstance(curriculum, Curriculum):
+            raise TypeError(f"curriculum must be a silo_gym.curriculum.Curriculum, got {type(curriculum).__name__}.")
+        if backend != "local":
+            raise ValueError('curriculum= needs backend="local": the sampler is told each result in this process.')
+        if skip is not None:
+            raise ValueError("A collection drawn from a curriculum cannot skip episodes (or be resumed): its plan "
+                             "depends on the results.")
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}.")
     if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
@@ -757,6 +927,7 @@ def _ordered(
                                           or not isinstance(episode_timeout_s, (int, float))
                                           or not 0 < episode_timeout_s < float("inf")):
         raise ValueError(f"episode_timeout_s must be a number of seconds above 0 or None, got {episode_timeout_s!r}.")
+    worlds = check_episode_variants(episode_variants, episodes_per_task)
     if backend == "local":
         from .local_backend import check_concurrency, iter_local
 
@@ -765,10 +936,12 @@ def _ordered(
         if ray_address is not None or ray_actor_options is not None:
             raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
         runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir,
-                               episode_timeout_s=episode_timeout_s)
+                               episode_timeout_s=episode_timeout_s, episode_variants=worlds,
+                               run_journal=run_journal)
         check_concurrency(runner, concurrency, episode_timeout_s, lambda: f"the policy {runner.label!r}")
         source = iter_local(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
-                            concurrency=concurrency, skip=skip, counters=counters)
+                            concurrency=concurrency, skip=skip, counters=counters, group_size=group_size,
+                            curriculum=curriculum)
     else:
         from .ray_backend import iter_ray, require_ray
 
@@ -777,7 +950,8 @@ def _ordered(
                           env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
                           num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options,
                           concurrency=concurrency, episode_timeout_s=episode_timeout_s, skip=skip,
-                          counters=counters)
+                          counters=counters, episode_variants=worlds, group_size=group_size,
+                          run_journal=run_journal)
     if progress is None:
         return source
     return _with_progress(source, progress)
@@ -817,6 +991,10 @@ def iter_collect(
     episode_timeout_s: float | None = None,
     skip: Container[tuple[str, str, int]] | None = None,
     counters: Any = None,
+    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
+    group_size: int = 1,
+    curriculum: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
     directory is in ``runs_dir``).
@@ -827,14 +1005,18 @@ def iter_collect(
     bounded by what the caller keeps (at most ``concurrency`` episodes in flight and as many rows
     waiting, per Ray worker with Ray). The arguments are checked when ``iter_collect`` is called
     (a missing Ray raises then); episodes start on the first ``next()``. Closing the iterator
-    early stops the episodes in flight (thrown away: no row, no run directory) and the workers.
+    early stops the episodes in flight (thrown away: no row, no run directory) and the workers,
+    and deletes the run directories of rows finished but never yielded: every run directory
+    left is a yielded row's.
     """
     ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
                        env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
                        backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
+                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum,
+                       run_journal=run_journal)
     return _rows_only(ordered)
 
 
@@ -876,6 +1058,10 @@ def collect(
     episode_timeout_s: float | None = None,
     skip: Container[tuple[str, str, int]] | None = None,
     counters: Any = None,
+    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
+    group_size: int = 1,
+    curriculum: Any = None,
+    run_journal: RunDirJournal | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
     episode (module docs for the columns, the policy kinds, failed rows and retries).
@@ -916,6 +1102,25 @@ def collect(
             collection, :func:`silo_gym.data.stream.collect_jsonl`).
         counters: a :class:`~silo_gym.data.local_backend.CollectCounters` to keep live counts in
             (episodes started, rows handed over), for progress displays.
+        episode_variants: the world of each episode, by ``"<environment>/<task_id>"``: entry
+            ``i`` is the variant episode ``i`` plays, ``None`` the canonical world (module
+            docs, "Worlds"; checked by :func:`check_episode_variants`).
+        group_size: play the episodes of each task in groups of this many that start from one
+            world (module docs, "Groups"; the ``group`` column); ``episodes_per_task`` must be a
+            multiple of it. 1 (the default): every episode from its own seed.
+        curriculum: a :class:`~silo_gym.curriculum.Curriculum` whose items are tasks of
+            ``env_ids``: the collection plays as many episodes as without it
+            (``episodes_per_task`` times the number of tasks), but each one's task and variant
+            are drawn from the curriculum when the episode starts (a group's with
+            ``group_size``), and each row's ``passed`` is reported to it as it arrives (failed
+            rows are not). ``episode`` counts a task's episodes in the order drawn; the reset seed
+            is still :func:`episode_seed` of that index. Deterministic for the curriculum's seed
+            with ``concurrency=1``; with more, draws follow the order results arrive in. Local
+            backend only; not with ``skip``.
+        run_journal: with ``runs_dir``, told of every run directory before and after it is created
+            (:class:`~silo_gym.wrappers.record.RunDirJournal`; a streamed collection keeps them in
+            ``.collect-runs``, :mod:`silo_gym.data.run_journal`, so that a resume after a crash
+            deletes those no row names).
 
     Interruption (local backend, main thread): SIGINT/SIGTERM start no new episode and throw the
     ones in flight away; the rows finished before are handed over (``progress`` sees them), then
@@ -935,7 +1140,9 @@ def collect(
                        backend=backend,
                        num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
                        ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters)
+                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
+                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum,
+                       run_journal=run_journal)
     items = list(ordered)
     items.sort(key=lambda item: item[0])
     return [row for _, row in items]

@@ -7,7 +7,7 @@ Encodings:
   package's compact JSON writer (silo-format §7.2). Every field is stored as it is. Numbers are
   written the JavaScript way (§7.3), so a float with an integral value inside ``actions`` (say an
   input ``5.0``) reads back as the int ``5`` (equal in Python); :func:`read` turns ``reward``,
-  ``chosen_reward`` and ``rejected_reward`` back into floats.
+  ``chosen_reward``, ``rejected_reward`` and the two fractions back into floats.
 - **Parquet** (``<name>.parquet``, needs ``pyarrow``) and **Hugging Face** (``<name>/``, written
   with ``Dataset.save_to_disk``, needs ``datasets``) use one fixed Arrow schema per layout:
 
@@ -17,6 +17,8 @@ Encodings:
   - ``checks`` is a native list of ``{label, passed, detail, required}``;
   - ``actions`` is **JSON text** (the compact JSON of the list): actions are arbitrary JSON
     (any tool input, any answer value), which no fixed Arrow type can hold;
+  - ``reward_components`` is JSON text too: its keys are the check labels, which differ from
+    task to task (a fixed Arrow struct would pad every row with every task's labels);
   - ``state_diff`` is JSON text already (gym-api.md).
 
   :func:`read` undoes this: it parses ``actions`` and drops the null ``tool_calls`` /
@@ -45,8 +47,8 @@ __all__ = ["FORMATS", "check_format_libraries", "read", "write"]
 FORMATS = ("jsonl", "parquet", "hf")
 
 _MESSAGE_LISTS = ("prompt", "messages", "chosen", "rejected")
-_JSON_TEXT = ("actions",)
-_FLOATS = ("reward", "chosen_reward", "rejected_reward")
+_JSON_TEXT = ("actions", "reward_components")
+_FLOATS = ("reward", "chosen_reward", "rejected_reward", "required_fraction", "optional_fraction")
 _OPTIONAL_MESSAGE_KEYS = ("tool_calls", "tool_call_id")
 
 
@@ -92,6 +94,7 @@ def _schemas(pa: Any) -> dict[str, Any]:
         ("task_id", pa.string()),
         ("episode", pa.int64()),
         ("variant", pa.int64()),
+        ("group", pa.int64()),
         ("run_id", pa.string()),
         ("policy", pa.string()),
         ("prompt", messages),
@@ -102,6 +105,9 @@ def _schemas(pa: Any) -> dict[str, Any]:
         ("required_passed", pa.int64()),
         ("required_total", pa.int64()),
         ("checks", pa.list_(check)),
+        ("reward_components", pa.string()),
+        ("required_fraction", pa.float64()),
+        ("optional_fraction", pa.float64()),
         ("state_diff", pa.string()),
         ("termination_reason", pa.string()),
         ("error", pa.string()),

@@ -18,14 +18,17 @@ one starts no new episode and cancels those in flight; a cancelled episode is th
 its run directory deleted: every run directory left is complete). Rows finished before the signal
 are still handed over; then :class:`CollectionInterrupted` (a ``KeyboardInterrupt``) is raised. A
 second signal raises ``KeyboardInterrupt`` at once. Closing the iterator early (or any error)
-stops the loop the same way. The previous signal handlers are restored at the end.
+stops the loop the same way, and the run directories of rows finished but never taken are
+deleted. The previous signal handlers are restored at the end.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
+import shutil
 import signal
 import threading
 from collections import deque
@@ -34,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .collect import EpisodeJob, EpisodeRunner, aplay_with_retries
+from .collect import EpisodeJob, EpisodeRunner, aplay_with_retries, curriculum_jobs
 
 __all__ = ["CollectCounters", "CollectionInterrupted", "iter_local"]
 
@@ -78,9 +81,11 @@ class _Engine:
 
     def __init__(self, runner: EpisodeRunner, *, episodes_per_task: int, seed: int, max_retries: int,
                  concurrency: int, skip: Container[tuple[str, str, int]] | None,
-                 counters: CollectCounters | None) -> None:
+                 counters: CollectCounters | None, group_size: int = 1, curriculum: Any = None) -> None:
         self.runner = runner
         self.episodes_per_task = episodes_per_task
+        self.group_size = group_size
+        self.curriculum = curriculum
         self.seed = seed
         self.max_retries = max_retries
         self.concurrency = concurrency
@@ -105,8 +110,12 @@ class _Engine:
             plans.append(runner.plan(pos))
         total = sum(len(p.task_ids) for p in plans) * self.episodes_per_task
         self.counters.total = total
+        if self.curriculum is not None:
+            for job in curriculum_jobs(plans, self.curriculum, total, self.seed, self.group_size):
+                yield plans[job.env_pos].environment, job
+            return
         for pos, plan in enumerate(plans):
-            for job in plan.jobs(pos, self.episodes_per_task, self.seed):
+            for job in plan.jobs(pos, self.episodes_per_task, self.seed, self.group_size):
                 if self.skip is not None and (plan.environment, job.task_id, job.episode) in self.skip:
                     self.counters.skipped += 1
                     continue
@@ -170,8 +179,11 @@ class _Engine:
                             error = exc
                         self.stop_now()
                         continue
+                    row = task.result()
+                    if self.curriculum is not None and _job.item is not None and row["reward"] is not None:
+                        self.curriculum.update(_job.item, bool(row["passed"]))
                     self._undelivered += 1
-                    self.out.put(("row", (order, task.result())))
+                    self.out.put(("row", (order, row)))
         except BaseException as exc:  # listing tasks failed, or the loop itself was interrupted
             error = exc
             self.stop_now()
@@ -242,6 +254,21 @@ class _Engine:
             if not ended:
                 self.request_stop()
             self.thread.join(STOP_GRACE_S)
+            if not ended:
+                self._drop_undelivered()
+
+    def _drop_undelivered(self) -> None:
+        """After an early close: delete the run directories of rows finished but never handed
+        over (each run directory left is then a delivered row's)."""
+        runs_dir = self.runner.runs_dir
+        while True:
+            try:
+                kind, payload = self.out.get_nowait()
+            except queue.Empty:
+                return
+            run_id = payload[1].get("run_id") if kind == "row" else None
+            if runs_dir is not None and isinstance(run_id, str):
+                shutil.rmtree(os.path.join(os.path.abspath(runs_dir), run_id), ignore_errors=True)
 
     def _notify_delivered(self) -> None:
         loop = self.loop
@@ -252,17 +279,19 @@ class _Engine:
 
 def iter_local(runner: EpisodeRunner, *, episodes_per_task: int, seed: int, max_retries: int,
                concurrency: int = 1, skip: Container[tuple[str, str, int]] | None = None,
-               counters: CollectCounters | None = None) -> Iterator[tuple[Order, dict[str, Any]]]:
+               counters: CollectCounters | None = None, group_size: int = 1,
+               curriculum: Any = None) -> Iterator[tuple[Order, dict[str, Any]]]:
     """Yield ``(order, row)`` for every episode of ``runner``'s ids, in completion order (module
     docs). ``skip`` holds ``(environment, task_id, episode)`` keys not to play (a resumed
-    collection).
+    collection). ``group_size`` and ``curriculum``: as for :func:`~silo_gym.data.collect`.
 
     Raises:
         CollectionInterrupted: SIGINT/SIGTERM stopped the collection (after its finished rows).
         SiloError, gymnasium.error.Error: errors of the environment or the setup.
     """
     engine = _Engine(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
-                     concurrency=concurrency, skip=skip, counters=counters)
+                     concurrency=concurrency, skip=skip, counters=counters, group_size=group_size,
+                     curriculum=curriculum)
     return engine.rows()
 
 

@@ -28,7 +28,9 @@ def preference_pairs(rows: Iterable[dict[str, Any]], max_pairs_per_task: int | N
 
     Which pairs: **every** two episodes of the same task (same ``environment`` and ``task_id``)
     whose rewards differ give one pair, the higher reward chosen; episodes with equal rewards
-    give none. This is the literal reading of "one pair for every two episodes with different
+    give none. Rows of a grouped collection (``group`` set: ``collect(..., group_size=G)``) pair
+    only within their group, whose episodes all started from one world, so every pair compares
+    two attempts at the same world; rows without a ``group`` pair across the task as before. This is the literal reading of "one pair for every two episodes with different
     rewards", and it is what reward-model training wants: all the comparisons a group of ranked
     samples holds (K episodes give up to K·(K-1)/2 pairs), each episode taking part in several.
     The count grows quadratically, so ``max_pairs_per_task`` caps it per task; the pairs kept are
@@ -52,21 +54,24 @@ def preference_pairs(rows: Iterable[dict[str, Any]], max_pairs_per_task: int | N
     """
     if max_pairs_per_task is not None and max_pairs_per_task < 0:
         raise ValueError("max_pairs_per_task must be >= 0 or None")
-    groups: dict[tuple[Any, Any], list[tuple[int, dict[str, Any]]]] = {}
+    # per task, its pairing units: the whole task, or each group of a grouped collection
+    tasks: dict[tuple[Any, Any], dict[Any, list[tuple[int, dict[str, Any]]]]] = {}
     for position, row in enumerate(rows):
         if row.get("reward") is None:
             continue  # a failed row (silo_gym.data.failed_row): no reward, no trajectory
-        groups.setdefault((row.get("environment"), row["task_id"]), []).append((position, row))
+        units = tasks.setdefault((row.get("environment"), row["task_id"]), {})
+        units.setdefault(row.get("group"), []).append((position, row))
     pairs: list[dict[str, Any]] = []
-    for (_, task_id), members in groups.items():
+    for (_, task_id), units in tasks.items():
         candidates: list[tuple[float, int, int, dict[str, Any], dict[str, Any]]] = []
-        for i, (pos_a, a) in enumerate(members):
-            for pos_b, b in members[i + 1:]:
-                ra, rb = float(a["reward"]), float(b["reward"])
-                if ra == rb:
-                    continue
-                hi, lo = ((pos_a, a), (pos_b, b)) if ra > rb else ((pos_b, b), (pos_a, a))
-                candidates.append((abs(ra - rb), hi[0], lo[0], hi[1], lo[1]))
+        for members in units.values():
+            for i, (pos_a, a) in enumerate(members):
+                for pos_b, b in members[i + 1:]:
+                    ra, rb = float(a["reward"]), float(b["reward"])
+                    if ra == rb:
+                        continue
+                    hi, lo = ((pos_a, a), (pos_b, b)) if ra > rb else ((pos_b, b), (pos_a, a))
+                    candidates.append((abs(ra - rb), hi[0], lo[0], hi[1], lo[1]))
         candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
         if max_pairs_per_task is not None:
             candidates = candidates[:max_pairs_per_task]

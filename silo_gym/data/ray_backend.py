@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..wrappers.record import write_atomic
+from ..wrappers.record import RunDirJournal, write_atomic
 from .collect import (
     RUN_FILES,
     EpisodeJob,
@@ -112,14 +112,16 @@ def _rename_run(files: dict[str, bytes], old: str, new: str) -> dict[str, bytes]
     return out
 
 
-def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, bytes]) -> str:
+def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, bytes],
+                journal: RunDirJournal | None = None) -> str:
     """Write a run shipped back by a worker into ``runs_dir/<run_id>/`` and return its run id.
 
     The directory is created exclusively (silo-format §6.1). If ``run_id`` is taken, a new
     4-character suffix is drawn (the time stays: it is the episode's start), and the ``runId`` of
     ``run.json`` and of the trace's ``run_start`` line is changed to match. Each file is written
     atomically, in the order of a live run (trace, state diff, result, ``run.json`` last). If a
-    write fails, the directory is removed and the ``OSError`` propagates.
+    write fails, the directory is removed and the ``OSError`` propagates. ``journal`` is told of
+    the directory before and after it is made (:class:`~silo_gym.wrappers.record.RunDirJournal`).
     """
     root = Path(runs_dir)
     root.mkdir(parents=True, exist_ok=True)
@@ -127,6 +129,8 @@ def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, 
     final = run_id
     last: OSError | None = None
     for _ in range(100):
+        if journal is not None:
+            journal.intend(root / final)
         try:
             (root / final).mkdir()
             break
@@ -136,6 +140,12 @@ def publish_run(runs_dir: str | os.PathLike[str], run_id: str, files: dict[str, 
     else:
         assert last is not None
         raise last
+    if journal is not None:
+        try:
+            journal.made(root / final)
+        except BaseException:
+            os.rmdir(root / final)
+            raise
     if final != run_id:
         files = _rename_run(files, run_id, final)
     run_dir = root / final
@@ -223,7 +233,8 @@ class RayEpisodeWorker:
             self._runner = EpisodeRunner(
                 config["env_ids"], config["policy"], env_kwargs=config["env_kwargs"],
                 policy_name=config["policy_name"], runs_dir=runs_dir, ship_artifacts=runs_dir is not None,
-                cwd=config["cwd"], env_paths=config["env_paths"], episode_timeout_s=config["episode_timeout_s"])
+                cwd=config["cwd"], env_paths=config["env_paths"], episode_timeout_s=config["episode_timeout_s"],
+                episode_variants=config.get("episode_variants"))
             from .local_backend import check_concurrency
 
             runner = self._runner
@@ -309,9 +320,15 @@ def iter_ray(
     episode_timeout_s: float | None = None,
     skip: Any = None,
     counters: Any = None,
+    episode_variants: dict[str, list[int | None]] | None = None,
+    group_size: int = 1,
+    run_journal: RunDirJournal | None = None,
 ) -> Iterator[tuple[Order, dict[str, Any]]]:
-    """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip`` and
-    ``counters`` as for :func:`silo_gym.data.collect`."""
+    """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip``,
+    ``counters``, ``episode_variants``, ``group_size`` and ``run_journal`` as for
+    :func:`silo_gym.data.collect`. A row's run directory is written into ``runs_dir`` just before
+    the row is yielded, so closing the iterator early leaves no run directory of a row never
+    yielded."""
     ray = require_ray()
     from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
@@ -339,6 +356,7 @@ def iter_ray(
         "record": runs_root is not None,
         "concurrency": concurrency,
         "episode_timeout_s": episode_timeout_s,
+        "episode_variants": episode_variants,
     }
     environments = [p.environment for p in plans]
 
@@ -372,8 +390,9 @@ def iter_ray(
         remote_cls = ray.remote(RayEpisodeWorker)
 
         calls: dict[Any, _Call] = {}
+        unpublished: dict[Order, dict[str, bytes]] = {}  # the run files of rows not yet handed over
         fresh: Iterator[EpisodeJob] = (job for pos, plan in enumerate(plans)
-                                       for job in plan.jobs(pos, episodes_per_task, seed)
+                                       for job in plan.jobs(pos, episodes_per_task, seed, group_size)
                                        if skip is None or (plan.environment, job.task_id, job.episode) not in skip)
         spent: dict[Order, int] = {}  # model-call retries of earlier attempts, per episode
         lookahead: list[EpisodeJob] = []
@@ -436,7 +455,7 @@ def iter_ray(
             label = slots[call.slot].info.get("label") or policy_name or str(config["policy"])
             text = error if timed_out else f"Episode failed after {call.attempt + 1} attempt(s): {error}"
             row = failed_row(environments[job.env_pos], job.task_id, job.episode, label, text,
-                             spent.pop(job.order, 0))
+                             spent.pop(job.order, 0), job.group)
             return job.order, row
 
         def finish(call: _Call, outcome: tuple[str, Any, Any]) -> tuple[Order, dict[str, Any]] | None:
@@ -452,7 +471,7 @@ def iter_ray(
             row = value
             row["retries"] += spent.pop(call.job.order, 0)
             if files is not None and runs_root is not None:
-                row["run_id"] = publish_run(runs_root, row["run_id"], files)
+                unpublished[call.job.order] = files  # written when the row is handed over
             return call.job.order, row
 
         def bury(slot: _Slot, exc: BaseException) -> list[tuple[Order, dict[str, Any]]]:
@@ -550,10 +569,13 @@ def iter_ray(
                     slot.fifo.remove(ref)
                     one = finish(call, outcome)
                     items = [one] if one is not None else []
-                for item in items:
+                for order, row in items:
+                    files = unpublished.pop(order, None)
+                    if files is not None and runs_root is not None:
+                        row["run_id"] = publish_run(runs_root, row["run_id"], files, run_journal)
                     if counters is not None:
                         counters.finished += 1
-                    yield item
+                    yield order, row
     finally:
         # Idle workers delete their staging directories; busy ones (the caller stopped early, or
         # an error) are killed at once, and a later worker on that node sweeps what they left.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -32,10 +33,19 @@ import gymnasium as gym
 
 from ..jsonfmt import dumps_compact, dumps_compact_bytes, dumps_pretty_bytes, loads_strict
 from ..wrappers.record import write_atomic
-from .collect import EPISODE_COLUMNS, EnvPlan, episode_seed, iter_collect, plan_envs
+from .collect import (
+    EPISODE_COLUMNS,
+    EnvPlan,
+    check_episode_variants,
+    check_group_size,
+    drawn_variant,
+    iter_collect,
+    plan_envs,
+)
 from .io import write
+from .run_journal import RUNS_JOURNAL, RunJournal
 
-__all__ = ["MANIFEST", "STREAM_FILE", "ResumeError", "collect_jsonl", "read_stream"]
+__all__ = ["DATA_SET_NAMES", "MANIFEST", "STREAM_FILE", "ResumeError", "collect_jsonl", "read_stream"]
 
 STREAM_FILE = "episodes.jsonl"
 MANIFEST = ".collect.json"
@@ -137,6 +147,9 @@ _STRING = (lambda v: isinstance(v, str), "a string")
 _STRING_OR_NULL = (lambda v: v is None or isinstance(v, str), "a string or null")
 _ARRAY_OR_NULL = (lambda v: v is None or isinstance(v, list), "an array or null")
 _COUNT_OR_NULL = (lambda v: v is None or _is_count(v), "a whole number or null")
+_OBJECT_OR_NULL = (lambda v: v is None or isinstance(v, dict), "an object or null")
+_FRACTION_OR_NULL = (lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1),
+                     "a number from 0 to 1 or null")
 
 #: Per column of an episode row (:data:`~silo_gym.data.EPISODE_COLUMNS`): the test of its JSON
 #: value and the words for it.
@@ -145,6 +158,7 @@ _COLUMN_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "task_id": _STRING,
     "episode": (_is_count, "a whole number >= 0"),
     "variant": _COUNT_OR_NULL,
+    "group": _COUNT_OR_NULL,
     "run_id": _STRING_OR_NULL,
     "policy": _STRING,
     "prompt": _ARRAY_OR_NULL,
@@ -155,6 +169,9 @@ _COLUMN_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "required_passed": _COUNT_OR_NULL,
     "required_total": _COUNT_OR_NULL,
     "checks": _ARRAY_OR_NULL,
+    "reward_components": _OBJECT_OR_NULL,
+    "required_fraction": _FRACTION_OR_NULL,
+    "optional_fraction": _FRACTION_OR_NULL,
     "state_diff": _STRING_OR_NULL,
     "termination_reason": _STRING_OR_NULL,
     "error": _STRING_OR_NULL,
@@ -165,10 +182,11 @@ _COLUMN_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 assert tuple(_COLUMN_TYPES) == EPISODE_COLUMNS
 
 #: The columns a failed row (:func:`~silo_gym.data.failed_row`) sets; all others are null.
-_FAILED_ROW_COLUMNS = ("environment", "task_id", "episode", "policy", "error", "retries")
+_FAILED_ROW_COLUMNS = ("environment", "task_id", "episode", "group", "policy", "error", "retries")
 #: The columns only a failed row leaves null.
 _PLAYED_COLUMNS = ("prompt", "messages", "actions", "passed", "required_passed", "required_total", "checks",
-                   "state_diff", "termination_reason", "tool_calls", "tool_errors", "retries")
+                   "reward_components", "required_fraction", "optional_fraction", "state_diff",
+                   "termination_reason", "tool_calls", "tool_errors", "retries")
 
 
 def _row_problem(row: dict[str, Any]) -> str | None:
@@ -208,12 +226,16 @@ def _few(names: list[str], limit: int = 10) -> str:
 class _Plan:
     """The episodes of one collection, to tell its rows from others: which (environment, task,
     episode) it plays and how many times (ids may overlap), the policy label of its rows when known
-    without running the policy, and the variant each episode's seed draws."""
+    without running the policy, and the variant each episode plays (``episode_variants``, else the
+    one its seed draws)."""
 
     def __init__(self, plans: list[EnvPlan], episodes_per_task: int, seed: int, env_kwargs: dict[str, Any],
-                 policy_label: str | None) -> None:
+                 policy_label: str | None, episode_variants: dict[str, list[int | None]] | None = None,
+                 group_size: int = 1) -> None:
         self.plans = plans
+        self.episode_variants = episode_variants or {}
         self.episodes_per_task = episodes_per_task
+        self.group_size = group_size
         self.seed = seed
         self.env_kwargs = env_kwargs
         self.policy_label = policy_label
@@ -236,10 +258,7 @@ class _Plan:
         env = self._envs.get(plan.env_id)
         if env is None:
             env = self._envs[plan.env_id] = gym.make(plan.env_id, disable_env_checker=True, **self.env_kwargs)
-        _, info = env.reset(seed=episode_seed(self.seed, environment, task_id, episode),
-                            options=None if plan.bound else {"task_id": task_id})
-        variant = info.get("variant")
-        return variant if isinstance(variant, int) else None
+        return drawn_variant(env, self.seed, environment, task_id, episode, plan.bound, self.group_size)
 
     def problem(self, row: dict[str, Any], first_label: tuple[int, str] | None) -> str | None:
         """Why the episode row ``row`` is not one of this collection's, or ``None``."""
@@ -256,11 +275,22 @@ class _Plan:
             plays = (f"episodes 0 to {self.episodes_per_task - 1}" if self.episodes_per_task > 1
                      else "episode 0 only" if self.episodes_per_task == 1 else "no episodes")
             return f"is episode {episode} of task {task_id}, but this collection plays {plays} of each task"
+        group = episode // self.group_size if self.group_size > 1 else None
+        if row["group"] != group:
+            return (f"has group {_kind(row['group'])}, but this collection plays episode {episode} of each task in "
+                    + (f"group {group} (groups of {self.group_size})" if group is not None else "no group (group null)"))
         if self.policy_label is not None and row["policy"] != self.policy_label:
             return f'was played by policy "{row["policy"]}", but this collection\'s policy is "{self.policy_label}"'
         if self.policy_label is None and first_label is not None and row["policy"] != first_label[1]:
             return f'was played by policy "{row["policy"]}", but the row on line {first_label[0]} by "{first_label[1]}"'
         if row["reward"] is None:  # a failed row has no variant
+            return None
+        fixed = self.episode_variants.get(f"{environment}/{task_id}")
+        if fixed is not None:
+            if row["variant"] != fixed[episode]:
+                wanted = "the canonical world (variant null)" if fixed[episode] is None else f"variant {fixed[episode]}"
+                return (f"has variant {_kind(row['variant'])}, but this collection plays {wanted} for episode "
+                        f"{episode} of task {task_id}")
             return None
         if not self.variants:
             if row["variant"] is not None:
@@ -315,15 +345,34 @@ _RECORD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "envKwargs": (lambda v: isinstance(v, dict), "an object"),
     "complete": (lambda v: isinstance(v, bool), "true or false"),
 }
+#: Keys a record has only sometimes (``groupSize``: a grouped collection; ``episodeVariants``:
+#: worlds fixed per episode; ``runsDir``: absent from records of earlier versions), with their tests.
+_OPTIONAL_RECORD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "groupSize": (lambda v: _is_count(v) and v >= 1, "a whole number >= 1"),
+    "episodeVariants": (lambda v: isinstance(v, dict), "an object"),
+    "runsDir": _STRING_OR_NULL,
+}
+
+
+def _recorded(record: dict[str, Any], key: str) -> Any:
+    """``record[key]``, with a missing ``groupSize`` read as 1 (an ungrouped collection) and a
+    missing ``episodeVariants`` as ``None`` (worlds drawn from the seeds)."""
+    if key == "groupSize":
+        return record.get(key, 1)
+    return record.get(key) if key in _OPTIONAL_RECORD_TYPES else record[key]
 
 
 def _record_problem(record: Any) -> str | None:
     if not isinstance(record, dict):
         return f"it is {_kind(record, numbers=False)}, not an object"
+    for key, (test, words) in _OPTIONAL_RECORD_TYPES.items():
+        if key in record and not test(record[key]):
+            return f'"{key}" is {_kind(record[key])}; a record holds {words} there'
     missing = [k for k in _RECORD_TYPES if k not in record]
     if missing:
         return f"it lacks {_quoted(missing)}"
-    for key, (test, words) in _RECORD_TYPES.items():
+    optional = {k: t for k, t in _OPTIONAL_RECORD_TYPES.items() if k in record}
+    for key, (test, words) in {**_RECORD_TYPES, **optional}.items():
         value = record[key]
         if not test(value):
             kind = _kind(value)
@@ -364,9 +413,56 @@ def _require_file(path: Path, what: str) -> None:
 
 
 def _manifest(ids: list[str], policy: str, seed: int, episodes_per_task: int,
-              env_kwargs: dict[str, Any] | None) -> dict[str, Any]:
-    return {"ids": ids, "policy": policy, "seed": seed, "episodesPerTask": episodes_per_task,
-            "envKwargs": dict(env_kwargs or {})}
+              env_kwargs: dict[str, Any] | None, runs_dir: str | None, group_size: int = 1) -> dict[str, Any]:
+    record = {"ids": ids, "policy": policy, "seed": seed, "episodesPerTask": episodes_per_task,
+              "envKwargs": dict(env_kwargs or {}), "runsDir": runs_dir}
+    if group_size != 1:  # only grouped collections record it: older records stay valid
+        record["groupSize"] = group_size
+    return record
+
+
+#: The files a collection writes into ``--out`` besides its record: ``episodes`` and ``pairs`` in
+#: each format (a Hugging Face data set is a directory named by the stem).
+DATA_SET_NAMES = ("episodes.jsonl", "episodes.parquet", "episodes", "pairs.jsonl", "pairs.parquet", "pairs")
+#: Files a Hugging Face ``save_to_disk`` directory always holds.
+_HF_MARKERS = ("dataset_info.json", "state.json")
+
+
+def _data_set_files(out: Path) -> list[str]:
+    """The names of :data:`DATA_SET_NAMES` present in ``out`` (a link counts)."""
+    return [name for name in DATA_SET_NAMES if os.path.lexists(out / name)]
+
+
+def _check_replaceable(out: Path, names: list[str]) -> None:
+    """Refuse to replace a path among ``names`` that collect would not have written: a directory
+    that is not a saved data set, or a data-set file name held by a directory.
+
+    Raises:
+        ResumeError: naming the path.
+    """
+    for name in names:
+        path = out / name
+        if os.path.islink(path):
+            continue  # the link is removed, never what it points to
+        is_dir = path.is_dir()
+        if "." not in name:  # a Hugging Face data set directory
+            if not is_dir or not all((path / marker).is_file() for marker in _HF_MARKERS):
+                raise ResumeError(f"{path} is not a data set silo-gym wrote (a Hugging Face save_to_disk "
+                                  "directory), so --overwrite leaves it alone and stops: move it away, or collect "
+                                  "into another directory.")
+        elif is_dir:
+            raise ResumeError(f"{path} is a directory, where a collection writes a file; move it away, or collect "
+                              "into another directory.")
+
+
+def _remove_data_set(out: Path, names: list[str]) -> None:
+    """Delete the data-set files ``names`` of ``out`` (checked by :func:`_check_replaceable`)."""
+    for name in names:
+        path = out / name
+        if path.is_dir() and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def _order_key(plans: list[EnvPlan]) -> Callable[[dict[str, Any]], tuple[int, int, int]]:
@@ -409,23 +505,38 @@ def _row_label(policy: Any, policy_name: str | None) -> str | None:
 
 
 def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str], policy: Any, *,
-                  episodes_per_task: int, seed: int = 0, resume: bool = False, policy_spec: str | None = None,
-                  env_kwargs: dict[str, Any] | None = None, **collect_kwargs: Any) -> list[dict[str, Any]]:
+                  episodes_per_task: int, seed: int = 0, resume: bool = False, overwrite: bool = False,
+                  policy_spec: str | None = None, env_kwargs: dict[str, Any] | None = None,
+                  **collect_kwargs: Any) -> list[dict[str, Any]]:
     """Collect with every row streamed to ``<out_dir>/episodes.jsonl`` (module docs); returns all
     rows in :func:`~silo_gym.data.collect`'s order.
+
+    With ``runs_dir`` (in ``collect_kwargs``) every run directory created is listed in
+    ``<out_dir>/.collect-runs`` (:mod:`silo_gym.data.run_journal`) and the record names the runs
+    directory; before any episode is played, the listed run directories that no kept row names
+    (episodes in flight when a crash stopped an earlier attempt) are deleted, so that in the end
+    each run directory is named by one row.
 
     Args:
         out_dir: the output directory (created).
         resume: continue the unfinished collection in ``out_dir``. Its rows are checked first
             (:func:`_check_rows`; with ``variants`` that resets an env once per row kept); a
             last line without its newline is dropped and its episode played again.
+        overwrite: replace the data set already in ``out_dir`` (the files of
+            :data:`DATA_SET_NAMES`, the record, and the run directories its journal lists),
+            once this collection's arguments are checked; other files there are kept.
         policy_spec: how the policy is named in the record (default: ``str(policy)`` for a
             string, else the policy's ``name`` or type name); a resume must name it the same way.
         **collect_kwargs: passed to :func:`~silo_gym.data.iter_collect` (``concurrency``,
-            ``runs_dir``, ``progress``...); ``variants=True`` is recorded as an env kwarg.
+            ``runs_dir``, ``progress``...); ``variants=True`` is recorded as an env kwarg, and
+            ``episode_variants`` as ``episodeVariants`` (a resume checks each kept row's
+            variant against it).
 
     Raises:
-        ResumeError: ``out_dir`` holds an unfinished collection and ``resume`` is false; or
+        ValueError: ``resume`` and ``overwrite`` both true.
+        ResumeError: ``out_dir`` holds a data set (a collection, finished or with rows, or any
+            file of :data:`DATA_SET_NAMES`) and neither ``resume`` nor ``overwrite`` is true;
+            ``overwrite`` and one of those paths is not what a collection writes; or
             ``resume`` is true and ``out_dir`` holds no collection, or another one, or rows that
             are not this collection's (not an episode row, outside its plan, repeated; the
             message names the file and the line); or ``.collect.json`` is damaged; or a path
@@ -435,7 +546,11 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             rows.
         KeyboardInterrupt: the collection was interrupted; the rows finished are in the file.
     """
+    if resume and overwrite:
+        raise ValueError("resume and overwrite exclude each other: finish the collection there, or replace it.")
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    group_size = collect_kwargs.get("group_size", 1)
+    check_group_size(group_size, episodes_per_task)
     variants = collect_kwargs.pop("variants", False)
     if variants is not False:  # recorded with the env kwargs, so a resume must ask for it too
         env_kwargs = {**(env_kwargs or {}), "variants": variants}
@@ -443,7 +558,12 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
     stream = out / STREAM_FILE
     record_path = out / MANIFEST
     label = policy_spec or (policy if isinstance(policy, str) else str(getattr(policy, "name", type(policy).__name__)))
-    wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs)
+    runs_dir = collect_kwargs.get("runs_dir")
+    runs_root = os.path.abspath(runs_dir) if runs_dir is not None else None
+    wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs, runs_root, group_size)
+    fixed_worlds = check_episode_variants(collect_kwargs.get("episode_variants"), episodes_per_task)
+    if fixed_worlds is not None:  # recorded only when given: a plain collection's record is as it was
+        wanted["episodeVariants"] = fixed_worlds
     if out.exists() and not out.is_dir():
         raise ResumeError(f"{out} is not a directory; collect into a directory (it is created when missing).")
     # Taken before the record is read: a collection still running is not an unfinished one.
@@ -458,16 +578,20 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         if resume:
             if record is None:
                 raise ResumeError(f"Nothing to resume in {out}: it has no {MANIFEST} of an interrupted collection.")
-            differing = [k for k in wanted if record[k] != wanted[k]]
+            keys = [*_RECORD_TYPES, *_OPTIONAL_RECORD_TYPES]
+            keys.remove("complete")
+            # A record of an earlier version has no runsDir: then any runs directory goes.
+            differing = [k for k in keys if (k != "runsDir" or k in record)
+                         and _recorded(record, k) != _recorded(wanted, k)]
             if differing:
-                theirs = ", ".join(f"{k}={record[k]!r}" for k in differing)
-                ours = ", ".join(f"{k}={wanted[k]!r}" for k in differing)
+                theirs = ", ".join(f"{k}={_recorded(record, k)!r}" for k in differing)
+                ours = ", ".join(f"{k}={_recorded(wanted, k)!r}" for k in differing)
                 raise ResumeError(f"{out} holds another collection ({theirs}); this one has {ours}. "
                                   "Resume with the same arguments, or write to another directory.")
             lines = _scan(stream)
             plans = plan_envs(ids, env_kwargs)
             plan = _Plan(plans, episodes_per_task, seed, dict(env_kwargs or {}),
-                         _row_label(policy, collect_kwargs.get("policy_name")))
+                         _row_label(policy, collect_kwargs.get("policy_name")), fixed_worlds, group_size)
             try:
                 done = _check_rows(stream, lines, plan)
             finally:
@@ -475,14 +599,23 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             planned = sum(plan.times.values()) * episodes_per_task
             if record["complete"] and len(done) == planned and lines.whole == lines.size:
                 return done  # nothing left to play: its rows, e.g. to write other formats
-        elif unfinished and stream.exists() and stream.stat().st_size:
+        elif unfinished and stream.exists() and stream.stat().st_size and not overwrite:
             rows_there = _read_bytes(stream).count(b"\n")
             raise ResumeError(f"{out} holds an unfinished collection ({rows_there} rows in {STREAM_FILE}); "
-                              "pass --resume to finish it, or choose another directory.")
+                              "pass --resume to finish it, --overwrite to replace it, or choose another directory.")
+        present = [] if resume or not out.is_dir() else _data_set_files(out)
+        if not resume and not overwrite and (present or (record is not None and record["complete"])):
+            shown = ", ".join(present) or MANIFEST
+            raise ResumeError(f"{out} already holds a data set ({shown}). Collect into another directory; pass "
+                              "--resume to keep that collection (finishing it, or writing its other formats), or "
+                              "--overwrite to replace the whole data set (its files and its run directories).")
+        if overwrite:
+            _check_replaceable(out, present)
         skip = {(r["environment"], r["task_id"], r["episode"]) for r in done}
         # The arguments are checked here, before anything is written.
+        journal = RunJournal(out / RUNS_JOURNAL)
         source = iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed, env_kwargs=env_kwargs,
-                              skip=skip, **collect_kwargs)
+                              skip=skip, run_journal=journal if runs_root is not None else None, **collect_kwargs)
         rows = list(done)
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -491,7 +624,15 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
                 if record_path.exists() or stream.exists():  # another collection began there meanwhile
                     raise ResumeError(f"Another collection started writing to {out} while this one was "
                                       "starting; run again to see its state, or write to another directory.")
+            # Run directories of episodes that gave no kept row (a crash, or a replaced collection).
+            kept_runs = [os.path.join(runs_root, r["run_id"]) for r in done
+                         if runs_root is not None and isinstance(r["run_id"], str)]
+            journal.sweep(kept_runs)
+            if overwrite:
+                _remove_data_set(out, present)
             write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": False}))
+            if runs_root is not None:
+                journal.open()
             if lines.whole < lines.size:  # a crash in the middle of the last write: that episode is played again
                 with open(stream, "r+b") as fh:
                     fh.truncate(lines.whole)
@@ -506,6 +647,7 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             close = getattr(source, "close", None)
             if close is not None:
                 close()
+            journal.close()
         rows.sort(key=_order_key(plans if plans is not None else plan_envs(ids, env_kwargs)))
         write(rows, out, ("jsonl",), name=STREAM_FILE[: -len(".jsonl")])
         write_atomic(record_path, dumps_pretty_bytes({**wanted, "complete": True}))

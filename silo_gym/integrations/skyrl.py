@@ -10,7 +10,9 @@ other columns>)``, calls ``init(prompt)`` once, then ``step(<the model's reply t
   ``silo_gym.register_environment``);
 - ``extras`` carries ``task_id`` (required for ``silo/<env>``; optional for a per-task id),
   ``seed`` and ``variant`` from the data set row (:func:`dataset` writes such rows), and
-  ``max_turns`` (SkyRL sets it);
+  ``max_turns`` (SkyRL sets it). A row with a ``variant`` column (a number, or null for the
+  canonical world) pins the world, so the ``n_samples_per_prompt`` trajectories SkyRL builds from
+  one row all start from one world with one instruction;
 - ``env_config`` (or ``extras``) may carry ``gym.make`` keyword arguments
   (``max_tool_calls``, ``timeout_ms``, ``reward_mode``, ``max_observation_length``, ``variants``)
   and ``runs_dir`` to record each trajectory as a Silo run;
@@ -20,7 +22,9 @@ other columns>)``, calls ``init(prompt)`` once, then ``step(<the model's reply t
   appended user message of ``<tool_result>`` blocks; history is never rewritten.
 - the reward is 0.0 on every step but the last, whose reward is the verifier's (equal to
   ``result.json``'s); ``metadata`` of the last step holds ``result``, ``state_diff``,
-  ``termination_reason``, ``passed`` and ``run_dir``.
+  ``termination_reason``, ``passed``, ``reward_components``, ``required_fraction``,
+  ``optional_fraction`` (:mod:`silo_gym.components`) and ``run_dir``. With
+  ``reward_mode="shaped"`` a turn's reward is the sum of its steps' rewards.
 
 When SkyRL's ``max_turns`` is reached without an answer the episode ends as ``agent_error``
 (graded and recorded). When SkyRL stops a trajectory for length it calls ``close()`` without a
@@ -111,6 +115,7 @@ class SiloTextEnv(BaseTextEnv):
         self.task_id: str = task_id if task_id is not None else bound
         seed = extras.get("seed")
         self.seed: int | None = None if seed is None else int(seed)
+        self.pins_variant = "variant" in extras  # null there: the canonical world
         self.variant = extras.get("variant")
         self.max_turns = int(extras.get("max_turns") or 1_000_000)
         self.policy = TextProtocolPolicy(lambda messages: "", system_prompt=_get(env_config, "system_prompt"))
@@ -127,8 +132,8 @@ class SiloTextEnv(BaseTextEnv):
         otherwise the instruction is appended as a user message.
         """
         options: dict[str, Any] = {"task_id": self.task_id}
-        if self.variant is not None:
-            options["variant"] = self.variant
+        if self.pins_variant:
+            options["variant"] = None if self.variant is None else int(self.variant)
         instruction, info = self.env.reset(seed=self.seed, options=options)
         self.instruction = instruction
         messages = [dict(m) for m in prompt] if prompt else []
@@ -138,18 +143,21 @@ class SiloTextEnv(BaseTextEnv):
             messages.append({"role": "user", "content": instruction})
         return messages, {"task_id": info["task_id"], "environment": info["environment"], "variant": info.get("variant")}
 
-    def _ended(self, obs: str, reward: Any, info: dict[str, Any]) -> BaseTextEnvStepOutput:
+    def _ended(self, obs: str, reward: Any, info: dict[str, Any], earlier: float = 0.0) -> BaseTextEnvStepOutput:
         self.final = info
         metadata = {
             "task_id": self.task_id,
             "termination_reason": info["termination_reason"],
             "passed": info["passed"],
+            "reward_components": info["reward_components"],
+            "required_fraction": info["required_fraction"],
+            "optional_fraction": info["optional_fraction"],
             "result": info["result"],
             "state_diff": info["state_diff"],
             "run_dir": info.get("run_dir", getattr(self.env, "run_dir", None)),
             "observation": obs,
         }
-        return BaseTextEnvStepOutput(observations=[], reward=float(reward), done=True, metadata=metadata)
+        return BaseTextEnvStepOutput(observations=[], reward=earlier + float(reward), done=True, metadata=metadata)
 
     def step(self, action: str) -> BaseTextEnvStepOutput:
         """Run one model reply (module docs): its tool calls, or the final answer."""
@@ -158,18 +166,20 @@ class SiloTextEnv(BaseTextEnv):
         if actions is None:
             return self._ended(*self._play({"answer": action.strip() if isinstance(action, str) else ""}))
         results: list[str] = []
+        turn_reward = 0.0  # the steps' rewards before the last: 0.0 but under reward_mode="shaped"
         for act in actions:
             obs, reward, done, info = self._play_step(act)
             if done:
-                return self._ended(obs, reward, info)
+                return self._ended(obs, reward, info, turn_reward)
+            turn_reward += reward
             results.append(obs)
             self.tool_results += 1
         if self.turns >= self.max_turns:
             return self._ended(*self._play_finish(
                 f"The trainer's turn limit (max_turns={self.max_turns}) ended the episode before a final answer."
-            ))
+            ), turn_reward)
         observation = {"role": "user", "content": format_tool_results(results)}
-        return BaseTextEnvStepOutput(observations=[observation], reward=0.0, done=False,
+        return BaseTextEnvStepOutput(observations=[observation], reward=turn_reward, done=False,
                                      metadata={"tool_calls": len(results)})
 
     def _play_step(self, action: Any) -> tuple[str, float, bool, dict[str, Any]]:
@@ -225,9 +235,10 @@ def register(env_ids: Iterable[str] | None = None) -> list[str]:
 def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
             system_prompt: str | None = None, **env_kwargs: Any) -> list[dict[str, Any]]:
     """Rows for SkyRL's prompt data set: ``prompt`` (the text protocol's system message and the
-    instruction), ``env_class`` (``silo/<env>``), ``task_id`` and ``seed`` (as
-    :func:`silo_gym.integrations.trl.dataset` draws them). Tasks in id order, ``repeats`` rows each.
-    Write them as Parquet or JSONL for SkyRL's data loader.
+    instruction), ``env_class`` (``silo/<env>``), ``task_id``, ``seed`` and ``variant`` (as
+    :func:`silo_gym.integrations.trl.dataset` draws them: every trajectory of a row starts from
+    that row's world). Tasks in id order, ``repeats`` rows each. Write them as Parquet or JSONL
+    for SkyRL's data loader.
 
     Raises:
         ValueError: ``repeats`` < 1.
@@ -246,7 +257,7 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
                     s = episode_seed(seed, plan.environment, task_id, i)
                     instruction, info = env.reset(seed=s, options={"task_id": task_id})
                     rows.append({"prompt": policy.prompt(instruction, info["tools"]), "env_class": env_class,
-                                 "task_id": task_id, "seed": s})
+                                 "task_id": task_id, "seed": s, "variant": info["variant"]})
         finally:
             env.close()
     return rows

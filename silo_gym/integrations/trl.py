@@ -21,9 +21,16 @@ What this module adds:
   and traces it, whatever the model wrote. Parameters are typed from the tool's ``inputSchema``
   (see :func:`tool_signature` for the mapping and the name rule).
 - :func:`reward` ends each episode with the model's final text as the answer and returns the
-  verifier's reward: the same number ``result.json`` holds.
+  verifier's reward: the same number ``result.json`` holds. :func:`passed`,
+  :func:`required_fraction` and :func:`optional_fraction` are reward functions for the reward's
+  parts (:mod:`silo_gym.components`), so a trainer can weight and log them apart
+  (``reward_funcs=[reward, passed, required_fraction]`` with ``GRPOConfig(reward_weights=...)``).
 - :func:`dataset` builds the ``datasets.Dataset`` of prompts (``prompt``, ``task_id``, ``seed``,
-  ``environment``).
+  ``variant``, ``environment``). A row pins its world: TRL resets every one of the
+  ``num_generations`` rollouts of a prompt with the same row, so all of them start from the same
+  world (same task, variant, seed and instruction), in any process.
+- :func:`curriculum_dataset` streams prompts drawn from a :class:`~silo_gym.curriculum.Curriculum`;
+  ``environment_factory(..., curriculum=c)`` tells it each rollout's result.
 - :func:`sft_dataset` turns successful episode rows into the SFT data set whose prompts render
   exactly like the GRPO prompts (same tool schemas), for a warm start.
 - :func:`observation_limit` derives ``max_observation_length`` from ``max_completion_length``.
@@ -40,7 +47,7 @@ import copy
 import inspect
 import keyword
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Union
 
 import gymnasium as gym
@@ -55,10 +62,14 @@ from ..wrappers.record import RecordRun
 __all__ = [
     "RESERVED_NAMES",
     "SiloToolEnvironment",
+    "curriculum_dataset",
     "dataset",
     "environment_factory",
     "observation_limit",
+    "optional_fraction",
+    "passed",
     "python_name",
+    "required_fraction",
     "reward",
     "sft_dataset",
     "tool_schemas",
@@ -285,6 +296,8 @@ class SiloToolEnvironment:
     tool_names: Mapping[str, str] = {}
     _env_kwargs: Mapping[str, Any] = {}
     _runs_dir: str | None = None
+    #: The curriculum told every ended rollout's ``passed`` (``environment_factory(curriculum=)``).
+    curriculum: Any = None
 
     def __init__(self) -> None:
         env = gym.make(self.env_id, disable_env_checker=True, **dict(self._env_kwargs))
@@ -292,17 +305,21 @@ class SiloToolEnvironment:
         self.task_id: str | None = None
         self.reset_info: dict[str, Any] = {}
         self._end: tuple[str, float, dict[str, Any]] | None = None
+        self._item: Any = None  # the curriculum item of the running rollout
 
     # -- TRL's contract ---------------------------------------------------------------------------
 
     def reset(self, **row: Any) -> str | None:
         """Start the episode a data set row names; returns what TRL appends to the prompt.
 
-        Reads ``task_id`` (required), ``seed`` (an int or ``None``), ``variant`` (optional, passed
-        as ``options["variant"]``) and ``environment`` (optional; must be this class's). Other
-        columns are ignored. Returns the task instruction, or ``None`` when the row's ``prompt``
-        already ends with it (as :func:`dataset` writes it). An unfinished previous episode is
-        ended first (``agent_error``, "Episode abandoned by reset()").
+        Reads ``task_id`` (required), ``seed`` (an int or ``None``), ``variant`` (passed as
+        ``options["variant"]`` when the row has the column: a number, or ``None`` for the
+        canonical world; without the column a variant env draws one from ``seed``) and
+        ``environment`` (optional; must be this class's). Other columns are ignored. So the
+        ``num_generations`` rollouts TRL starts from one row all play one world. Returns the task
+        instruction, or ``None`` when the row's ``prompt`` already ends with it (as
+        :func:`dataset` writes it). An unfinished previous episode is ended first
+        (``agent_error``, "Episode abandoned by reset()").
 
         Raises:
             ValueError: a missing or unknown ``task_id``, another environment, a bad ``seed``.
@@ -326,12 +343,15 @@ class SiloToolEnvironment:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ValueError(f"The row's seed must be an int or None, got {seed!r}.")
         options: dict[str, Any] = {"task_id": task_id}
-        if row.get("variant") is not None:
+        if "variant" in row:
             options["variant"] = row["variant"]
+        self._item = None
         instruction, info = self.env.reset(seed=seed, options=options)
         self.task_id = task_id
         self.reset_info = info
         self._end = None
+        if self.curriculum is not None:
+            self._item = (self.environment, task_id, info["variant"])
         return None if _prompt_ends_with(row.get("prompt"), instruction) else instruction
 
     # -- results ------------------------------------------------------------------------------------
@@ -366,6 +386,10 @@ class SiloToolEnvironment:
         obs, reward, terminated, truncated, info = self.env.step(action)
         if terminated or truncated:
             self._end = (obs, float(reward), info)
+            if self._item is not None:
+                item, self._item = self._item, None
+                if item in self.curriculum:  # rows from outside the curriculum are not reported
+                    self.curriculum.update(item, bool(info["passed"]))
         return obs  # type: ignore[no-any-return]
 
     def _call_tool(self, name: str, tool_input: dict[str, Any]) -> str:
@@ -415,6 +439,7 @@ def environment_factory(
     runs_dir: str | None = None,
     reward_mode: Literal["fraction", "binary"] = "fraction",
     max_completion_length: int | None = None,
+    curriculum: Any = None,
     **env_kwargs: Any,
 ) -> type[SiloToolEnvironment]:
     """An environment class for ``GRPOTrainer(environment_factory=...)`` over silo tasks.
@@ -425,8 +450,12 @@ def environment_factory(
             rows' ``task_id`` must be one of these tasks.
         runs_dir: record every rollout as a Silo run there (``RecordRun``).
         reward_mode: ``"fraction"`` (the verifier's reward, as in ``result.json``) or ``"binary"``.
+            Not ``"shaped"``: TRL scores a rollout once, at its end, where the shaping terms of
+            ``reward_mode="shaped"`` add up to a constant of the start world.
         max_completion_length: ``GRPOConfig.max_completion_length``; sets ``max_observation_length``
             to :func:`observation_limit` of it (unless ``max_observation_length`` is given).
+        curriculum: a :class:`~silo_gym.curriculum.Curriculum` to tell every ended rollout's
+            ``passed`` (the rollouts of its items; train on :func:`curriculum_dataset` of it).
         env_kwargs: passed to ``gym.make`` (``max_tool_calls``, ``timeout_ms``, ``variants``...).
 
     Returns:
@@ -436,13 +465,24 @@ def environment_factory(
         ending observation again. Use it with :func:`reward` and rows from :func:`dataset`.
 
     Raises:
-        ValueError: ids of several environments, no id, or both ``max_completion_length`` and
-            ``max_observation_length``.
+        ValueError: ids of several environments, no id, both ``max_completion_length`` and
+            ``max_observation_length``, or a ``reward_mode`` other than the two above.
         gymnasium.error.Error: an unknown id.
     """
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
     if not ids:
         raise ValueError("environment_factory needs at least one silo id.")
+    if reward_mode not in ("fraction", "binary"):
+        raise ValueError(
+            f'reward_mode must be "fraction" or "binary" for TRL, got {reward_mode!r}: TRL scores a rollout once, '
+            'at its end, where "shaped" progress terms sum to a constant of the start world. Weight the reward\'s '
+            "parts instead (reward_funcs=[reward, passed, required_fraction])."
+        )
+    if curriculum is not None:
+        from ..curriculum import Curriculum
+
+        if not isinstance(curriculum, Curriculum):
+            raise TypeError(f"curriculum must be a silo_gym.curriculum.Curriculum, got {type(curriculum).__name__}.")
     if max_completion_length is not None:
         if "max_observation_length" in env_kwargs:
             raise ValueError("Give max_completion_length or max_observation_length, not both.")
@@ -480,6 +520,7 @@ def environment_factory(
         "tool_names": tool_names,
         "_env_kwargs": dict(env_kwargs),
         "_runs_dir": None if runs_dir is None else str(runs_dir),
+        "curriculum": curriculum,
     })
     return type(class_name, (SiloToolEnvironment,), members)
 
@@ -532,10 +573,75 @@ def reward(prompts: Sequence[Any] | None = None, completions: Sequence[Any] | No
             for env, completion in zip(environments, completions, strict=True)]
 
 
+def _ended_infos(completions: Sequence[Any] | None, environments: Sequence[Any] | None,
+                 name: str) -> list[dict[str, Any] | None]:
+    """End every rollout as :func:`reward` does; the final step's info of each (``None`` for
+    environments that are not silo ones)."""
+    if environments is None or completions is None:
+        raise ValueError(f"silo_gym's {name} needs completions and environments= (use it with environment_factory).")
+    infos: list[dict[str, Any] | None] = []
+    for env, completion in zip(environments, completions, strict=True):
+        if isinstance(env, SiloToolEnvironment):
+            env._finish_rollout(completion)
+            infos.append(env.info)
+        else:
+            infos.append(None)
+    return infos
+
+
+def passed(prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None,
+           environments: Sequence[Any] | None = None, **kwargs: Any) -> list[float | None]:
+    """TRL reward function: 1.0 for each rollout whose episode passed (every required check),
+    else 0.0; ``None`` for environments that are not silo ones. Ends open episodes as
+    :func:`reward` does (whichever of the two runs first ends them; the other reads the same end).
+
+    Raises:
+        ValueError: called without ``environments``.
+    """
+    return [None if info is None else float(info["passed"])
+            for info in _ended_infos(completions, environments, "passed")]
+
+
+def required_fraction(prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None,
+                      environments: Sequence[Any] | None = None, **kwargs: Any) -> list[float | None]:
+    """TRL reward function: the fraction of required checks each rollout's final world (and
+    answer) passed, ``info["required_fraction"]`` (:mod:`silo_gym.components`); ``None`` for
+    environments that are not silo ones. Ends open episodes as :func:`reward` does.
+
+    Raises:
+        ValueError: called without ``environments``.
+    """
+    return [None if info is None else float(info["required_fraction"])
+            for info in _ended_infos(completions, environments, "required_fraction")]
+
+
+def optional_fraction(prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None,
+                      environments: Sequence[Any] | None = None, **kwargs: Any) -> list[float | None]:
+    """TRL reward function: the fraction of optional checks passed, ``info["optional_fraction"]``
+    (1.0 for a task without optional checks); ``None`` for environments that are not silo ones.
+    Ends open episodes as :func:`reward` does.
+
+    Raises:
+        ValueError: called without ``environments``.
+    """
+    return [None if info is None else float(info["optional_fraction"])
+            for info in _ended_infos(completions, environments, "optional_fraction")]
+
+
 def _prompt(instruction: str, system_prompt: str) -> list[dict[str, str]]:
     messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
     messages.append({"role": "user", "content": instruction})
     return messages
+
+
+def _prompt_features(datasets: Any) -> Any:
+    """The columns of :func:`dataset` and :func:`curriculum_dataset` rows, typed (``variant`` is a
+    nullable int, also when every row is canonical)."""
+    return datasets.Features({
+        "prompt": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
+        "task_id": datasets.Value("string"), "seed": datasets.Value("int64"), "variant": datasets.Value("int64"),
+        "environment": datasets.Value("string"),
+    })
 
 
 def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
@@ -545,9 +651,17 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
     Columns: ``prompt`` (the system prompt, :data:`~silo_gym.llm.DEFAULT_SYSTEM_PROMPT` unless
     given, ``""`` for none, and the task instruction as user message), ``task_id``, ``seed``
     (repeat ``i`` of a task gets ``silo_gym.data.episode_seed(seed, environment, task_id, i)``, as
-    ``collect`` does) and ``environment`` (the silo environment, also the key for a dict of
-    factories). Tasks in id order. The instruction is the one ``reset`` shows for that seed (a
-    variant env renders its own; pass the same ``env_kwargs`` as to :func:`environment_factory`).
+    ``collect`` does), ``variant`` (the variant that seed draws with ``variants=True``, else
+    ``None``: the canonical world) and ``environment`` (the silo environment, also the key for a
+    dict of factories). Tasks in id order. The instruction is the one ``reset`` shows for that
+    seed (a variant env renders its own; pass the same ``env_kwargs`` as to
+    :func:`environment_factory`).
+
+    Group starts: TRL resets all ``num_generations`` rollouts of a prompt with its row, and
+    ``reset`` passes the row's ``seed`` and ``variant`` on, so every rollout of a group starts
+    from the same world with the same instruction, whichever process or environment instance
+    plays it; different rows (``repeats``, tasks) are different groups, on different variant
+    worlds with ``variants=True``.
 
     Raises:
         ValueError: ``repeats`` < 1.
@@ -561,21 +675,84 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
         raise ImportError('silo_gym.integrations.trl.dataset needs datasets: pip install "silo-gym[trl]"') from exc
     system = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
-    rows: dict[str, list[Any]] = {"prompt": [], "task_id": [], "seed": [], "environment": []}
+    rows: dict[str, list[Any]] = {"prompt": [], "task_id": [], "seed": [], "variant": [], "environment": []}
     for plan in plan_envs(ids, env_kwargs):
         env = gym.make(f"silo/{plan.environment}", disable_env_checker=True, **env_kwargs)
         try:
             for task_id in plan.task_ids:
                 for i in range(repeats):
                     s = episode_seed(seed, plan.environment, task_id, i)
-                    instruction, _ = env.reset(seed=s, options={"task_id": task_id})
+                    instruction, info = env.reset(seed=s, options={"task_id": task_id})
                     rows["prompt"].append(_prompt(instruction, system))
                     rows["task_id"].append(task_id)
                     rows["seed"].append(s)
+                    rows["variant"].append(info["variant"])
                     rows["environment"].append(plan.environment)
         finally:
             env.close()
-    return datasets.Dataset.from_dict(rows)
+    return datasets.Dataset.from_dict(rows, features=_prompt_features(datasets))
+
+
+def curriculum_dataset(curriculum: Any, *, num_rows: int | None = None, seed: int = 0,
+                       system_prompt: str | None = None, **env_kwargs: Any) -> Any:
+    """Prompts drawn from a curriculum, as a ``datasets.IterableDataset`` (one environment).
+
+    Each row is drawn when TRL asks for it: the next :meth:`Curriculum.sample` item gives
+    ``task_id`` and ``variant``, the row's ``seed`` is ``episode_seed(seed, environment, task_id,
+    i)`` for the item's ``i``-th draw, and ``prompt`` is the instruction of that world (columns as
+    :func:`dataset`'s, so every rollout of a prompt resets to its world). Pass the same
+    ``curriculum`` to :func:`environment_factory` so that each rollout's ``passed`` reaches it.
+    TRL draws a generation batch ahead of the rewards it then computes, so the sampler sees the
+    results of earlier batches. Use ``GRPOConfig(shuffle_dataset=False)`` (a shuffle buffer would
+    draw its whole buffer before any result) and set ``max_steps`` (TRL asks it of an iterable).
+
+    Args:
+        curriculum: a :class:`~silo_gym.curriculum.Curriculum` over tasks of one environment.
+        num_rows: stop after this many rows (``None``: never stop).
+        seed: the base of the rows' seeds.
+        system_prompt: as for :func:`dataset`.
+        env_kwargs: ``gym.make`` kwargs of the env the prompts are rendered on (as for
+            :func:`environment_factory`).
+
+    Raises:
+        ValueError: items of several environments, or a bad ``num_rows``.
+        ImportError: ``datasets`` is missing (``pip install "silo-gym[trl]"``).
+    """
+    from ..curriculum import Curriculum
+
+    if not isinstance(curriculum, Curriculum):
+        raise TypeError(f"curriculum must be a silo_gym.curriculum.Curriculum, got {type(curriculum).__name__}.")
+    if num_rows is not None and (isinstance(num_rows, bool) or not isinstance(num_rows, int) or num_rows < 0):
+        raise ValueError(f"num_rows must be an int >= 0 or None, got {num_rows!r}.")
+    names = sorted({item.environment for item in curriculum.items})
+    if len(names) != 1:
+        raise ValueError(f"curriculum_dataset serves one environment; the curriculum has items of {', '.join(names)}.")
+    try:
+        import datasets
+    except ImportError as exc:
+        raise ImportError('silo_gym.integrations.trl.curriculum_dataset needs datasets: pip install "silo-gym[trl]"') \
+            from exc
+    environment = names[0]
+    system = DEFAULT_SYSTEM_PROMPT if system_prompt is None else system_prompt
+
+    def rows() -> Iterator[dict[str, Any]]:
+        env = gym.make(f"silo/{environment}", disable_env_checker=True, **env_kwargs)
+        drawn: dict[Any, int] = {}
+        made = 0
+        try:
+            while num_rows is None or made < num_rows:
+                item = curriculum.sample()
+                i = drawn.get(item, 0)
+                drawn[item] = i + 1
+                s = episode_seed(seed, environment, item.task_id, i)
+                instruction, _ = env.reset(seed=s, options={"task_id": item.task_id, "variant": item.variant})
+                made += 1
+                yield {"prompt": _prompt(instruction, system), "task_id": item.task_id, "seed": s,
+                       "variant": item.variant, "environment": environment}
+        finally:
+            env.close()
+
+    return datasets.IterableDataset.from_generator(rows, features=_prompt_features(datasets))
 
 
 def tool_schemas(env_class: type[SiloToolEnvironment]) -> list[dict[str, Any]]:

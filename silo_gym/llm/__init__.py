@@ -37,6 +37,7 @@ from .formats import (
 )
 from .openai_adapter import openai_acomplete, openai_complete
 from .policy import DEFAULT_SYSTEM_PROMPT, ChatPolicy, Episode, ModelReply
+from .replies import ModelReplyError
 from .retry import DEFAULT_RETRY, ModelHTTPError, RetryPolicy
 from .text_protocol import TextProtocolPolicy, parse_reply
 
@@ -46,6 +47,7 @@ __all__ = [
     "ChatPolicy",
     "Episode",
     "ModelHTTPError",
+    "ModelReplyError",
     "ModelReply",
     "RetryPolicy",
     "TextProtocolPolicy",

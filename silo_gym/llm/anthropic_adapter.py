@@ -22,6 +22,7 @@ from typing import Any
 from .formats import split_anthropic_system
 from .loop_local import LoopLocal
 from .policy import ModelReply
+from .replies import anthropic_reply
 
 __all__ = ["anthropic_acomplete", "anthropic_complete"]
 
@@ -45,7 +46,7 @@ def _plain(obj: Any) -> Any:
 
 def _reply(response: Any, model: str) -> ModelReply:
     message = {"role": getattr(response, "role", None) or "assistant",
-               "content": [_plain(block) for block in getattr(response, "content", None) or []]}
+               "content": [_plain(block) for block in anthropic_reply(response)]}
     usage = _plain(getattr(response, "usage", None))
     return ModelReply(message, usage=usage if isinstance(usage, dict) else None,
                       model=getattr(response, "model", None) or model)

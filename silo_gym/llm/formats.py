@@ -38,6 +38,7 @@ from typing import Any, Literal
 import orjson
 
 from ..jsonfmt import dumps_compact, loads_strict
+from .replies import anthropic_reply, chat_message, responses_output
 
 __all__ = [
     "API",
@@ -314,6 +315,11 @@ def normalize_reply(api: str, reply: Any) -> Any:
       its role and content; a string content becomes one text block).
 
     SDK objects are turned into plain dicts first. Ids are left as they are (maybe missing).
+
+    Raises:
+        ModelReplyError: a whole reply that holds no assistant message (an ``{"error": ...}``
+            body, no ``choices``, a null ``message``; :mod:`silo_gym.llm.replies`).
+        TypeError: a chat reply that is not a message.
     """
     reply = _as_plain(reply)
     if api == "chat":
@@ -321,9 +327,11 @@ def normalize_reply(api: str, reply: Any) -> Any:
             return {"role": "assistant", "content": reply}
         if not isinstance(reply, Mapping):
             raise TypeError(f"A chat reply must be an assistant message dict, got {type(reply).__name__}.")
-        if "choices" in reply and "role" not in reply:  # a whole ChatCompletion
-            choices = reply.get("choices") or [{}]
-            reply = _as_plain(_get(choices[0], "message") or {})
+        if "role" not in reply and ("choices" in reply or "error" in reply
+                                    or reply.get("object") == "chat.completion"):  # a whole ChatCompletion
+            reply = _as_plain(chat_message(reply))
+            if not isinstance(reply, Mapping):
+                raise TypeError(f"A chat reply must be an assistant message dict, got {type(reply).__name__}.")
         message: dict[str, Any] = {"role": "assistant", "content": _text_of_content(reply.get("content"))}
         calls = []
         for call in reply.get("tool_calls") or []:
@@ -342,8 +350,8 @@ def normalize_reply(api: str, reply: Any) -> Any:
             message["tool_calls"] = calls
         return message
     if api == "responses":
-        if isinstance(reply, Mapping) and "output" in reply:
-            reply = reply["output"]
+        if isinstance(reply, Mapping) and ("output" in reply or "error" in reply):  # a whole response
+            reply = responses_output(reply)
         if isinstance(reply, Mapping):
             reply = [reply]
         if isinstance(reply, str):
@@ -354,7 +362,8 @@ def normalize_reply(api: str, reply: Any) -> Any:
         if isinstance(reply, str):
             return {"role": "assistant", "content": [{"type": "text", "text": reply}]}
         if isinstance(reply, Mapping):
-            content = reply.get("content")
+            content = anthropic_reply(reply) if (reply.get("type") == "error" or "error" in reply) else \
+                reply.get("content")
         else:
             content = reply
         if isinstance(content, str):

@@ -14,7 +14,9 @@ official SDKs build typed request and response objects on every call, this path:
 
 It does no retries of its own: a status of 400 and above raises
 :class:`~silo_gym.llm.retry.ModelHTTPError` (with the server's ``Retry-After``), a connection
-failure raises aiohttp's ``ClientConnectionError``, and the policy decides (``RetryPolicy``).
+failure raises aiohttp's ``ClientConnectionError``, a 200 holding no assistant message (an
+``{"error": ...}`` body, no ``choices``...) raises :class:`~silo_gym.llm.replies.ModelReplyError`,
+and the policy decides (``RetryPolicy``).
 ``aiohttp`` is the ``silo-gym[aiohttp]`` extra.
 """
 
@@ -29,6 +31,7 @@ import orjson
 from .formats import split_anthropic_system
 from .loop_local import LoopLocal
 from .policy import ModelReply
+from .replies import anthropic_reply, chat_message, responses_output
 from .retry import ModelHTTPError, parse_retry_after
 
 __all__ = ["LeanClient", "drop_none", "lean_acomplete"]
@@ -195,21 +198,19 @@ def lean_acomplete(provider: str, base_url: str | None, model: str, *, api_key: 
     async def complete_chat(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         payload = await client.post("/chat/completions", client.body({"model": model, **params, "messages": messages},
                                                                      tools))
-        choices = payload.get("choices") or [{}]
-        message = drop_none(choices[0].get("message") or {})
+        message = drop_none(chat_message(payload))
         return ModelReply(message, usage=_usage(payload), model=payload.get("model") or model)
 
     async def complete_responses(items: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         payload = await client.post("/responses", client.body({"model": model, **params, "input": items}, tools))
-        output = [drop_none(item) for item in payload.get("output") or []]
+        output = [drop_none(item) for item in responses_output(payload)]
         return ModelReply(output, usage=_usage(payload), model=payload.get("model") or model)
 
     async def complete_text(messages: list[dict[str, Any]]) -> ModelReply:
         payload = await client.post("/chat/completions", client.body({"model": model, **params, "messages": messages},
                                                                      None))
-        choices = payload.get("choices") or [{}]
-        content = (choices[0].get("message") or {}).get("content") or ""
-        return ModelReply(content, usage=_usage(payload), model=payload.get("model") or model)
+        content = chat_message(payload).get("content")
+        return ModelReply(content if isinstance(content, str) else "", usage=_usage(payload), model=payload.get("model") or model)
 
     async def complete_anthropic(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         system, rest = split_anthropic_system(messages)
@@ -218,7 +219,7 @@ def lean_acomplete(provider: str, base_url: str | None, model: str, *, api_key: 
             fields["system"] = system
         payload = await client.post("/v1/messages", client.body(fields, tools))
         message = {"role": payload.get("role") or "assistant",
-                   "content": [drop_none(b) for b in payload.get("content") or []]}
+                   "content": [drop_none(b) for b in anthropic_reply(payload)]}
         return ModelReply(message, usage=_usage(payload), model=payload.get("model") or model)
 
     chosen: Any

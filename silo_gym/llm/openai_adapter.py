@@ -24,6 +24,7 @@ from typing import Any
 
 from .loop_local import LoopLocal
 from .policy import ModelReply
+from .replies import chat_message, responses_output
 
 __all__ = ["openai_acomplete", "openai_complete"]
 
@@ -42,6 +43,11 @@ def _usage(response: Any) -> dict[str, Any] | None:
 def _plain(obj: Any) -> Any:
     dump = getattr(obj, "model_dump", None)
     return dump(exclude_none=True) if callable(dump) else obj
+
+
+def _text_content(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
+    return content if isinstance(content, str) else ""
 
 
 def openai_complete(base_url: str | None, model: str, api_key: str | None = None, *, api: str = "chat",
@@ -85,7 +91,7 @@ def openai_complete(base_url: str | None, model: str, api_key: str | None = None
         if tools:
             kwargs["tools"] = tools
         response = client.chat.completions.create(model=model, messages=messages, **kwargs)
-        message = _plain(response.choices[0].message)
+        message = _plain(chat_message(response))
         return ModelReply(message, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     def complete_responses(items: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
@@ -93,12 +99,12 @@ def openai_complete(base_url: str | None, model: str, api_key: str | None = None
         if tools:
             kwargs["tools"] = tools
         response = client.responses.create(model=model, input=items, **kwargs)
-        output = [_plain(item) for item in response.output]
+        output = [_plain(item) for item in responses_output(response)]
         return ModelReply(output, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     def complete_text(messages: list[dict[str, Any]]) -> ModelReply:
         response = client.chat.completions.create(model=model, messages=messages, **params)
-        content = response.choices[0].message.content or ""
+        content = _text_content(chat_message(response))
         return ModelReply(content, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     if api == "chat":
@@ -175,7 +181,7 @@ def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = 
         if tools:
             kwargs["tools"] = tools
         response = await get_client().chat.completions.create(model=model, messages=messages, **kwargs)
-        message = _plain(response.choices[0].message)
+        message = _plain(chat_message(response))
         return ModelReply(message, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     async def complete_responses(items: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
@@ -183,12 +189,12 @@ def openai_acomplete(base_url: str | None, model: str, *, api_key: str | None = 
         if tools:
             kwargs["tools"] = tools
         response = await get_client().responses.create(model=model, input=items, **kwargs)
-        output = [_plain(item) for item in response.output]
+        output = [_plain(item) for item in responses_output(response)]
         return ModelReply(output, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     async def complete_text(messages: list[dict[str, Any]]) -> ModelReply:
         response = await get_client().chat.completions.create(model=model, messages=messages, **params)
-        content = response.choices[0].message.content or ""
+        content = _text_content(chat_message(response))
         return ModelReply(content, usage=_usage(response), model=getattr(response, "model", None) or model)
 
     chosen: Any = {"chat": complete_chat, "responses": complete_responses, "text": complete_text}[api]

@@ -21,6 +21,14 @@ numbered from 1 in arrival order:
 ``malformed@N``
     the tool call of request N has arguments that are not JSON (Anthropic: a string ``input``);
     the scripted model sends the call again once it reads the ``invalid_action`` result.
+``error200@N``
+    request N is answered with status 200 and a body holding only an error, as some gateways
+    pass an upstream failure on (``{"error": {..., "code": 503}}``; Anthropic: ``"type":
+    "error"`` with an ``overloaded_error``): a transient error, retried by the policy.
+``empty@N``
+    request N is answered with status 200 and a reply holding no assistant message (Chat:
+    ``choices: []``; Responses: no ``output`` items; Anthropic: no ``content``): a model
+    error, never an empty answer.
 
 ``N`` may be a list and ranges (``429@1,4-6``); ``KIND%P`` hits each request with probability
 ``P`` (a seeded draw). The first fault that matches a request wins.
@@ -43,13 +51,15 @@ from .script import Plan, Turn, load_plan, next_action, read_anthropic, read_cha
 __all__ = ["Fault", "MockModelServer", "parse_fault"]
 
 _MISSING = 'The mock model server needs "aiohttp": pip install "silo-gym[aiohttp]"'
-_FAULT_HELP = ('a fault is KIND@N[,N-M...] or KIND%P, KIND being hang, malformed or an HTTP status 400-599 '
-               '(e.g. 429@3, hang@7, 500@2-4, malformed%0.1)')
+_FAULT_HELP = ('a fault is KIND@N[,N-M...] or KIND%P, KIND being hang, malformed, error200, empty or an HTTP '
+               'status 400-599 (e.g. 429@3, hang@7, 500@2-4, malformed%0.1, empty@2)')
+_BODY_FAULTS = ("error200", "empty")
 
 
 @dataclass(frozen=True)
 class Fault:
-    """One fault rule (module docs): ``kind`` is ``"hang"``, ``"malformed"`` or a status text
+    """One fault rule (module docs): ``kind`` is ``"hang"``, ``"malformed"``, ``"error200"``,
+    ``"empty"`` or a status text
     (``"429"``); ``requests`` the request numbers it hits, or ``probability`` per request."""
 
     kind: str
@@ -91,7 +101,7 @@ def parse_fault(text: str) -> Fault:
                 raise ValueError(f'Bad fault "{text}": request numbers are whole numbers from 1 ({_FAULT_HELP}).')
             requests.update(range(first, last + 1))
     kind = kind.strip().lower()
-    if kind not in ("hang", "malformed") and not (kind.isdigit() and 400 <= int(kind) <= 599):
+    if kind not in ("hang", "malformed", *_BODY_FAULTS) and not (kind.isdigit() and 400 <= int(kind) <= 599):
         raise ValueError(f'Bad fault "{text}": {_FAULT_HELP}.')
     return Fault(kind, frozenset(requests), probability)
 
@@ -182,6 +192,8 @@ class MockModelServer:
         raw = await request.read()
         if fault is not None and fault.status is not None:
             return None, fault, self._error(web, api, fault.status, f"Scripted {fault.status} on request {n}.")
+        if fault is not None and fault.kind in _BODY_FAULTS:
+            return None, fault, self._no_message(web, api, fault.kind, n)
         if fault is not None and fault.kind == "hang":
             waiter = asyncio.get_running_loop().create_future()
             self._hangs.add(waiter)
@@ -211,6 +223,25 @@ class MockModelServer:
                        "retry-after-ms": str(int(self.retry_after_s * 1000))}
         return web.Response(status=status, body=orjson.dumps(payload), content_type="application/json",
                             headers=headers)
+
+    def _no_message(self, web: Any, api: str, kind: str, n: int) -> Any:
+        """A 200 reply holding no assistant message (``error200`` / ``empty`` faults)."""
+        payload: dict[str, Any]
+        if kind == "error200":
+            message = f"Scripted error in a 200 reply on request {n}."
+            if api == "anthropic":
+                payload = {"type": "error", "error": {"type": "overloaded_error", "message": message}}
+            else:
+                payload = {"error": {"message": message, "type": "server_error", "code": 503}}
+        elif api == "chat":
+            payload = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": self.model,
+                       "choices": []}
+        elif api == "responses":
+            payload = {"id": f"resp_{n}", "object": "response", "created_at": 0, "status": "failed",
+                       "model": self.model, "output": []}
+        else:
+            payload = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": self.model}
+        return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     def _missing(self, web: Any, api: str, field: str) -> Any:
         return self._error(web, api, 400, f'The request has no "{field}" list.')

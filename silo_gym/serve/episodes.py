@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ..env import SiloEnv
-from ..episode import Episode
+from ..episode import Episode, not_recordable_reason
 from ..errors import RunLimitError, SiloError, VerifierError
+from ..plain_json import answer_not_recordable
 from ..runner import GRACE_MS, LOCK_WAIT_S
 from ..wrappers.record import RecordRun
 
@@ -183,6 +184,9 @@ class ServedEpisode:
             return ToolReply({"code": "invalid_input",
                               "message": f'{SUBMIT_ANSWER} takes exactly one argument, "answer" (any JSON value); '
                                          f"received {sorted(arguments) or 'none'}."}, True)
+        problem = answer_not_recordable(arguments["answer"])
+        if problem is not None:  # refused like malformed arguments: the episode goes on
+            return ToolReply({"code": "invalid_input", "message": not_recordable_reason(problem)}, True)
         return self.submit(arguments["answer"])
 
     def submit(self, answer: Any) -> ToolReply:

@@ -59,6 +59,7 @@ from .episodes import (
     ToolReply,
     check_servable,
 )
+from .stdio_wire import RecordedLines, relay, relay_streams
 
 __all__ = ["MCP_PATH", "PROMPT_NAME", "RUN_DIR_META", "RUN_ID_META", "SessionTable", "SiloMcpServer", "build_server", "http_app", "serve_http",
            "serve_stdio"]
@@ -70,6 +71,8 @@ MCP_PATH = "/mcp"
 #: The name of the prompt that holds the task's instruction.
 PROMPT_NAME = "task"
 _SESSION_HEADER = "mcp-session-id"
+#: Seconds the HTTP server lets requests in flight finish when told to stop.
+SHUTDOWN_GRACE_S = 1
 
 
 class SessionTable:
@@ -203,9 +206,9 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
         episode, lock = await ctx.lifespan_context.episode(_session_key(ctx))
         async with lock:
             if params.name == SUBMIT_ANSWER:
-                reply = await anyio.to_thread.run_sync(episode.submit_call, params.arguments)
+                reply = await in_daemon_thread(episode.submit_call, params.arguments)
             else:
-                reply = await anyio.to_thread.run_sync(episode.call_tool, params.name, params.arguments)
+                reply = await in_daemon_thread(episode.call_tool, params.name, params.arguments)
         return _tool_result(reply, episode)
 
     async def list_prompts(ctx: ServerRequestContext[SessionTable, Any],
@@ -238,6 +241,31 @@ def build_server(settings: EpisodeSettings) -> SiloMcpServer:
     return built
 
 
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread of its own, awaited; a cancellation (the server stopping)
+    stops the wait at once and leaves the thread behind. A tool that never returns then holds
+    neither the session's lock nor the process's exit (AnyIO's worker threads are joined at exit),
+    and the session's episode ends ungraded (``ServedEpisode.abandon``: the call is still running)."""
+    token = anyio.lowlevel.current_token()
+    done = anyio.Event()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the waiting task
+            box["error"] = exc
+        finally:
+            with contextlib.suppress(Exception):  # the loop is gone: nobody waits any more
+                anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=work, name="silo-gym serve tool call", daemon=True).start()
+    await done.wait()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def _handshake_only_over_http(server: Server[SessionTable]) -> None:
     """Answer the 2026-07-28 ``server/discover`` probe over HTTP with "method not found", so
     clients fall back to the handshake era, whose sessions hold the episodes; stdio keeps it."""
@@ -264,9 +292,15 @@ async def serve_stdio(silo: SiloMcpServer) -> None:
             async with stdio_server() as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             return
-        async with _lines_read_by_a_daemon(fd) as lines, \
-                stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with _lines_read_by_a_daemon(fd) as lines:
+            recorded = RecordedLines(lines)
+            async with stdio_server(stdin=recorded) as (sdk_read, write_stream):  # type: ignore[arg-type]
+                # Every line gets its message or a JSON-RPC error (silo_gym.serve.stdio_wire).
+                to_server, from_relay = relay_streams()
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(relay, sdk_read, recorded, to_server, write_stream)
+                    await server.run(from_relay, write_stream, server.create_initialization_options())
+                    tg.cancel_scope.cancel()
 
 
 @contextlib.contextmanager
@@ -359,7 +393,12 @@ async def serve_http(silo: SiloMcpServer, host: str = "127.0.0.1", port: int = 8
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     bound = sock.getsockname()[1]
-    config = uvicorn.Config(http_app(silo, host), log_level="warning", lifespan="on")
+    # A request still running after the grace (a tool call that hangs) is cancelled, so a stop is
+    # never held up by a tool; its session then ends ungraded (in_daemon_thread).
+    config = uvicorn.Config(http_app(silo, host), log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+    for name in ("uvicorn.error", "mcp.shared.jsonrpc_dispatcher"):
+        logging.getLogger(name).addFilter(_quiet_forced_stop)
     uv = uvicorn.Server(config)
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}{MCP_PATH}"
@@ -374,6 +413,15 @@ async def serve_http(silo: SiloMcpServer, host: str = "127.0.0.1", port: int = 8
         tg.start_soon(announce)
         await uv.serve(sockets=[sock])
         tg.cancel_scope.cancel()
+
+
+#: What uvicorn and the SDK log of a request cancelled by a stop (a tool call that hangs): expected.
+_FORCED_STOP_NOISE = ("ASGI callable returned without completing response", "gave up: transport write blocked")
+
+
+def _quiet_forced_stop(record: logging.LogRecord) -> bool:
+    message = record.getMessage()
+    return not any(part in message for part in _FORCED_STOP_NOISE)
 
 
 def announce_to_stderr(url: str) -> None:

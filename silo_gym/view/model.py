@@ -45,6 +45,13 @@ def _value(value: Any) -> str:
     return text if len(text) <= _SHORT else text[:_SHORT] + "…"
 
 
+_INDEX_TEXT = 120  # characters of a title or an id an index row shows
+
+
+def _cut(text: str, limit: int = _INDEX_TEXT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
 def slug_for(run_dir: Path) -> str:
     """The page name of a run: its directory name when safe for a file name, else a hash."""
     name = run_dir.name
@@ -109,6 +116,23 @@ class RunView:
     collections: list[CollectionChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problem: str | None = None  # the run could not be read at all
+    verifier_id: str = ""
+    verifier_name: str = ""
+    index_href: str = "../index.html"  # the index page that lists this run
+
+    @property
+    def index_title(self) -> str:
+        """The title as the index shows it: at most :data:`_INDEX_TEXT` characters."""
+        return _cut(self.title)
+
+    @property
+    def index_problem(self) -> str:
+        """Why the run is unreadable, as the index shows it (the first characters)."""
+        return _cut(self.problem or "", 4 * _INDEX_TEXT)
+
+    @property
+    def index_run_id(self) -> str:
+        return _cut(self.run_id)
 
     @property
     def passed(self) -> bool | None:
@@ -155,6 +179,7 @@ def _timeline(record: RunRecord) -> list[CallItem]:
             tool = event.get("tool")
             item = CallItem("call", f"#{event.get('callId')} {tool if isinstance(tool, str) else _short(tool)}",
                             offset(event))
+            item.facts.append(f"input: {_short(event.get('input'))}")  # shown as the output is
             item.blocks.append(("input", _pretty(event.get("input"))))
             if res is None:
                 item.facts.append("no result recorded")
@@ -169,7 +194,7 @@ def _timeline(record: RunRecord) -> list[CallItem]:
             item = CallItem("model", f"model turn ({who})" if who else "model turn", offset(event))
             latency = event.get("latencyMs")
             if isinstance(latency, (int, float)) and not isinstance(latency, bool):
-                item.facts.append(f"{format_number(latency)} ms")
+                item.facts.append(f"{format_number(round(latency, 1))} ms")  # 200.9 ms, not 200.94734999997854
             if event.get("usage") is not None:
                 item.facts.append(f"usage: {_short(event.get('usage'))}")
             item.facts.append(f"reply: {_short(event.get('reply'))}")
@@ -284,6 +309,9 @@ def _fill(view: RunView, record: RunRecord, replayer: Replayer | None) -> None:
     view.environment = record.environment
     view.task_id = record.task_id
     view.title = str(task.get("title") or "")
+    view.verifier_id = str(run.get("verifierId") or task.get("verifierId") or "")
+    name = run.get("verifierName")
+    view.verifier_name = name if isinstance(name, str) else ""
     view.instruction = str(task.get("instruction") or "")
     view.config = _config_rows(record.config)
     view.started_at = str(run.get("startedAt") or record.run_start.get("at") or "")

@@ -8,15 +8,16 @@ import secrets
 import shutil
 import time
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import Any, Protocol, SupportsFloat
 
 import gymnasium as gym
 import orjson
 
 from ..episode import FloatFreeEvent
 from ..jsonfmt import dumps_compact_bytes, dumps_pretty_bytes
+from ..time_limit import check_no_time_limit
 
-__all__ = ["RecordRun", "create_run_dir", "new_run_id", "write_atomic"]
+__all__ = ["RecordRun", "RunDirJournal", "create_run_dir", "new_run_id", "write_atomic"]
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -27,22 +28,45 @@ def new_run_id(prefix: str = "run") -> str:
     return f"{prefix}_{stamp}_{''.join(secrets.choice(_ALPHABET) for _ in range(4))}"
 
 
-def create_run_dir(runs_dir: Path) -> tuple[str, Path]:
+class RunDirJournal(Protocol):
+    """Told of every run directory a recorder creates (a collection keeps the list, so that the
+    directories of episodes that never gave a row can be found after a crash):
+    :meth:`intend` just before the directory is made, :meth:`made` once it is (and before
+    anything is written into it)."""
+
+    def intend(self, run_dir: Path) -> None: ...
+
+    def made(self, run_dir: Path) -> None: ...
+
+
+def create_run_dir(runs_dir: Path, journal: RunDirJournal | None = None) -> tuple[str, Path]:
     """Create a run directory exclusively; retry with a new suffix on a clash (silo-format §6.1).
 
+    ``journal`` is told of the directory before and after it is made (:class:`RunDirJournal`).
+
     Raises:
-        OSError: the last error after 100 attempts, or any error creating ``runs_dir``.
+        OSError: the last error after 100 attempts, or any error creating ``runs_dir``, or the
+            journal's error (the directory is then removed).
     """
     runs_dir.mkdir(parents=True, exist_ok=True)
     last: OSError | None = None
     for _ in range(100):
         run_id = new_run_id()
         path = runs_dir / run_id
+        if journal is not None:
+            journal.intend(path)
         try:
             path.mkdir()
-            return run_id, path
         except FileExistsError as exc:
             last = exc
+            continue
+        if journal is not None:
+            try:
+                journal.made(path)
+            except BaseException:
+                os.rmdir(path)
+                raise
+        return run_id, path
     assert last is not None
     raise last
 
@@ -170,25 +194,30 @@ class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs
         runs_dir: where run directories go; a relative path is resolved against the current
             directory when the wrapper is built. Created with its parents.
         agent_path: recorded as ``config.agentPath`` (``None`` gives ``null``).
+        journal: told of every run directory before and after it is created
+            (:class:`RunDirJournal`; a streamed collection passes its ``.collect-runs``).
 
     Raises:
         TypeError: the unwrapped env is not a ``SiloEnv`` (it has no ``add_listener``).
+        ValueError: a Gymnasium ``TimeLimit`` is inside ``env`` (:mod:`silo_gym.time_limit`).
         OSError: ``reset`` could not create the run directory; writing the trace or the files.
     """
 
     def __init__(self, env: gym.Env[str, Any], runs_dir: str | os.PathLike[str] = ".silo/runs",
-                 agent_path: str | None = None) -> None:
+                 agent_path: str | None = None, journal: RunDirJournal | None = None) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, runs_dir=runs_dir, agent_path=agent_path)
         gym.Wrapper.__init__(self, env)
         if not hasattr(env.unwrapped, "add_listener"):
             raise TypeError("RecordRun wraps a silo_gym SiloEnv (its unwrapped env has no add_listener).")
+        check_no_time_limit(env)
         self.runs_dir = Path(os.path.abspath(runs_dir))
         self.agent_path = agent_path
+        self.journal = journal
         self.run_id: str | None = None
         self.run_dir: str | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        run_id, run_dir = create_run_dir(self.runs_dir)
+        run_id, run_dir = create_run_dir(self.runs_dir, self.journal)
         try:
             writer = _RunWriter(run_dir, run_id)
         except BaseException:

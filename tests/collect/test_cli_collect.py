@@ -134,7 +134,8 @@ def test_two_collections_never_write_into_one_directory_at_once(tmp_path, capsys
         worker.join(30)
     assert [r["reward"] for r in first["rows"]] == [0.0]  # the first one finished undisturbed
     assert not (runs / "b").exists()  # the refused ones played nothing
-    assert sorted(p.name for p in out.iterdir()) == [".collect.json", "episodes.jsonl"]  # no lock file
+    # no lock file; .collect-runs lists the run directories of the collection (issue 19, item 10)
+    assert sorted(p.name for p in out.iterdir()) == [".collect-runs", ".collect.json", "episodes.jsonl"]
     fd = os.open(out, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the lock was released

@@ -128,6 +128,14 @@ def test_results_do_not_depend_on_the_number_of_workers(ray_cluster):
     assert preference_pairs(two) == preference_pairs(local)
 
 
+def test_grouped_collection_is_the_same_on_ray(ray_cluster):
+    local = collect(DEMO, "random", episodes_per_task=4, seed=4, group_size=2, variants=True)
+    remote = collect(DEMO, "random", episodes_per_task=4, seed=4, group_size=2, variants=True, backend="ray",
+                     num_workers=2)
+    assert remote == local and [r["group"] for r in remote[:4]] == [0, 0, 1, 1]
+    assert remote[0]["variant"] == remote[1]["variant"] != remote[2]["variant"]
+
+
 def test_pickled_policy_object(ray_cluster):
     from ray import cloudpickle  # Ray's own copy: registering with the cloudpickle package would not do
 
@@ -440,3 +448,18 @@ def test_a_worker_plays_at_most_concurrency_episodes_at_once(ray_cluster, tmp_pa
     starts = [tuple(map(int, line.split())) for line in log.read_text().split("\n") if line]
     assert len(starts) == 18
     assert max(active for _pid, active in starts) == concurrency
+
+
+def test_episode_variants_reach_the_workers_and_eval_runs_on_ray(ray_cluster, tmp_path):
+    from silo_gym.eval import evaluate
+
+    ids = ["silo/demo-TASK-001", "silo/demo-TASK-003"]
+    worlds = {"demo/TASK-001": [3, 8], "demo/TASK-003": [None, 5]}
+    rows = collect(ids, "random", episodes_per_task=2, episode_variants=worlds, backend="ray", num_workers=2)
+    assert [r["variant"] for r in rows] == [3, 8, None, 5]
+    local = evaluate(ids, str(SOLVER_PATH), trials=2, variants=worlds, out_dir=tmp_path / "local")
+    on_ray = evaluate(ids, str(SOLVER_PATH), trials=2, variants=worlds, out_dir=tmp_path / "ray", backend="ray",
+                      num_workers=2)
+    assert {k: v for k, v in on_ray.data.items() if k != "timing"} == \
+        {k: v for k, v in local.data.items() if k != "timing"}
+    assert on_ray.tasks["demo/TASK-003"]["variants"] == [None, 5] and on_ray.overall["successes"] == 4

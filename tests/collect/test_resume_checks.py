@@ -69,14 +69,14 @@ def _snapshot(root: Path) -> dict[str, bytes | None]:
 
 def _refused(tmp_path: Path, out: Path, match: str, *, resume: bool = True, ids=IDS, **kwargs) -> str:
     """Resuming into ``out`` raises ResumeError matching ``match``; nothing under tmp_path changes
-    and nothing is played (no runs directory)."""
+    and nothing is played (no row reaches ``progress``)."""
     before = _snapshot(tmp_path)
-    runs = tmp_path / "runs"
+    played: list[dict] = []
     kwargs.setdefault("episodes_per_task", EPISODES)
     with pytest.raises(ResumeError, match=match) as info:
-        collect_jsonl(out, ids, "random", resume=resume, runs_dir=runs, **kwargs)
+        collect_jsonl(out, ids, "random", resume=resume, progress=played.append, **kwargs)
     assert _snapshot(tmp_path) == before
-    assert not runs.exists()
+    assert played == []
     return str(info.value)
 
 

@@ -85,3 +85,65 @@ def test_an_empty_prompt_gets_the_text_protocol_prompt_and_bad_text_is_counted(t
 def test_a_per_environment_id_needs_a_task_id() -> None:
     with pytest.raises(ValueError, match="task_id"):
         skyrl_gym.make("silo/demo", env_config={}, extras={})
+
+
+def test_every_trajectory_of_a_row_starts_from_its_world() -> None:
+    rows = silo_skyrl.dataset("silo/project-TASK-003", repeats=2, seed=11, variants=True)
+    assert [sorted(r) for r in rows] == [["env_class", "prompt", "seed", "task_id", "variant"]] * 2
+    starts = []
+    for row in rows:
+        extras = {k: v for k, v in row.items() if k not in ("prompt", "env_class")}
+        seen = []
+        for _ in range(3):  # n_samples_per_prompt trajectories, each with its own env
+            env = skyrl_gym.make(row["env_class"], env_config={"variants": True}, extras=extras)
+            history, meta = env.init(row["prompt"])
+            seen.append((history[-1]["content"], meta["variant"],
+                         json.dumps(env.env.unwrapped.episode.state, sort_keys=True)))
+            env.close()
+        assert seen[0] == seen[1] == seen[2] and seen[0][1] == row["variant"]
+        starts.append(seen[0])
+    assert starts[0][0] != starts[1][0] and starts[0][2] != starts[1][2]
+    # a row whose variant is null plays the canonical world, even on a variant env config
+    env = skyrl_gym.make("silo/project", env_config={"variants": True},
+                         extras={"task_id": "TASK-003", "seed": 5, "variant": None})
+    assert env.init([])[1]["variant"] is None
+    env.close()
+
+
+def test_the_last_step_carries_the_reward_components() -> None:
+    env = skyrl_gym.make("silo/demo-TASK-006", env_config={}, extras={"max_turns": 3})
+    env.init([])
+    out = env.step("Nobody.")
+    assert out["done"]
+    meta = out["metadata"]
+    assert meta["reward_components"]["The answer does not name the deactivated rep"] == {"passed": True,
+                                                                                         "required": True}
+    assert meta["required_fraction"] == 1 / 3 and meta["optional_fraction"] == 1.0
+    assert out["reward"] == meta["result"]["reward"]
+    env.close()
+
+
+def test_a_shaped_turn_sums_its_steps() -> None:
+    import gymnasium as gym
+
+    probe = gym.make("silo/demo", reward_mode="shaped", disable_env_checker=True)
+    start = probe.reset(options={"task_id": "TASK-002"})[1]["potential"]
+    probe.close()
+    env = skyrl_gym.make("silo/demo-TASK-002", env_config={"reward_mode": "shaped"}, extras={"max_turns": 9})
+    history, _ = env.init([])
+    plan = load_solver().plan(history[-1]["content"])
+    action = next(plan)
+    read = '<tool_call>{"tool": "get_current_date", "input": {}}</tool_call>'
+    total = 0.0
+    while True:
+        # each turn: the solver's call, then a read that changes nothing: the turn's progress is
+        # in its first step, so it counts only if the turn adds up its steps
+        out = env.step(_reply(action) + ("" if "answer" in action else read))
+        total += out["reward"]
+        if out["done"]:
+            break
+        body = out["observations"][0]["content"].split("<tool_result>\n", 1)[1].split("\n</tool_result>", 1)[0]
+        action = plan.send(json.loads(body))
+    assert out["metadata"]["result"]["reward"] == 1.0 and start < 1.0
+    assert total == pytest.approx(1.0 - start, abs=1e-12)
+    env.close()

@@ -226,7 +226,7 @@ def test_reward_ends_with_the_final_text_and_skips_foreign_environments(demo_env
 
 def test_reset_reads_the_row_and_appends_the_instruction_only_when_missing(demo_env: Any) -> None:
     rows = silo_trl.dataset("silo/demo-TASK-004", repeats=2, seed=7)
-    assert rows.column_names == ["prompt", "task_id", "seed", "environment"]
+    assert rows.column_names == ["prompt", "task_id", "seed", "variant", "environment"]
     assert rows["seed"] == [episode_seed(7, "demo", "TASK-004", i) for i in range(2)]
     row = rows[0]
     assert row["prompt"][0]["role"] == "system" and row["prompt"][1]["content"].startswith("Amara wants")
