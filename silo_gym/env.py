@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from .models import Task
 
-__all__ = ["SiloEnv", "world_snapshot", "world_type_problem"]
+__all__ = ["SiloEnv", "hook_strings", "world_snapshot", "world_type_problem"]
 
 _NOT_STARTED = "Call reset() before step()."
 _ENDED = "The episode has ended; call reset() before step()."
@@ -106,6 +106,15 @@ def end_observation(reason: str, error: str | None, limit: int) -> str:
         else:
             high = keep - 1
     return best
+
+
+def hook_strings(value: Any) -> list[str] | None:
+    """What a variant hook that lists problems returned (``task_preconditions``,
+    ``world_problems``: docs/variants.md), as a list, when it is a list or a tuple of ``str``;
+    else None. ``reset`` and ``env validate`` read these hooks through this one rule."""
+    if isinstance(value, (list, tuple)) and all(isinstance(p, str) for p in value):
+        return list(value)
+    return None
 
 
 def world_type_problem(state: Any) -> str | None:
@@ -710,14 +719,15 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
             problems = hook(task, state)
         except Exception as exc:
             raise self._hook_failed("task_preconditions()", exc, f'variant {variant}, task "{task.id}"') from exc
-        if not isinstance(problems, (list, tuple)) or not all(isinstance(p, str) for p in problems):
+        unmet = hook_strings(problems)
+        if unmet is None:
             raise SiloError(
                 "runtime_contract_invalid",
-                f'task_preconditions() of environment "{self.environment_name}" must return a list of '
-                f"str, got {type(problems).__name__}.",
+                f'task_preconditions() of environment "{self.environment_name}" must return a list (or '
+                f"tuple) of str, got {type(problems).__name__}.",
                 {"environment": self.environment_name, "missing": "task_preconditions"},
             )
-        return list(problems)
+        return unmet
 
     def _rendered_task(self, task: Task, state: Any, variant: int) -> Task:
         """The task with the instruction rendered for this variant's world (docs/variants.md)."""

@@ -9,6 +9,7 @@ from typing import Any
 
 __all__ = [
     "SILO_ERROR_CODES",
+    "TOOL_CRASHED",
     "TOOL_ERROR_CODES",
     "RunLimitError",
     "SiloError",
@@ -48,7 +49,15 @@ SILO_ERROR_CODES: tuple[str, ...] = (
     "tool_name_reserved",
     "run_invalid",
     "environment_changed",
+    "output_invalid",
+    "tool_not_found",
+    "not_registered",
 )
+
+#: The code of a tool result whose ``run`` raised something other than a ``ToolError``, or
+#: returned what cannot be cloned (our rule, docs/spec-amendments.md: a crash is not a state of
+#: the world, so it does not borrow ``invalid_state``).
+TOOL_CRASHED = "tool_crashed"
 
 #: The conventional codes a tool raises with ``ToolError`` (silo-format §3.1); any string is allowed.
 TOOL_ERROR_CODES: tuple[str, ...] = (

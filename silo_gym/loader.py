@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 from dataclasses import dataclass
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import SiloError
 from .formats import check_task, display_path, invalid_json, read_json_file
 from .names import check_safe_name, is_safe_name
+from .suggest import did_you_mean
 
 if TYPE_CHECKING:  # pydantic is imported on first use, so `import silo_gym` stays fast
     from .models import Manifest, Task
@@ -134,7 +136,7 @@ def find_environment(name: str, cwd: str | os.PathLike[str] | None = None) -> En
             return loc
     available = [loc.name for loc in locations]
     if available:
-        message = f'Environment "{name}" was not found. Available: {", ".join(available)}.'
+        message = f'Environment "{name}" was not found.{did_you_mean(name, available)} Available: {", ".join(available)}.'
     else:
         message = f'Environment "{name}" was not found. Create it with "silo-gym init {name}".'
     raise SiloError("environment_not_found", message, {"environment": name, "available": available})
@@ -283,7 +285,8 @@ class Environment:
         available = [t.id for t in self.tasks]
         raise SiloError(
             "task_not_found",
-            f'Task "{task_id}" was not found in {self.name}. {available_text(available)}',
+            f'Task "{task_id}" was not found in {self.name}.{did_you_mean(task_id, available, TASK_ID_CUTOFF)} '
+            f'{available_text(available)}',
             {"environment": self.name, "taskId": task_id, "available": available},
         )
 
@@ -319,6 +322,11 @@ def accepts_variant(create_state: Any) -> bool:
         return "variant" in inspect.signature(create_state).parameters
     except (TypeError, ValueError):  # a callable whose signature cannot be read
         return False
+
+
+#: How alike a task id must be to one that exists to be suggested ("TASK-01" for "TASK-001", not
+#: "TASK-002"): task ids differ in a digit by design.
+TASK_ID_CUTOFF = 0.9
 
 
 def available_text(ids: list[str], limit: int = 20) -> str:
@@ -378,10 +386,73 @@ class _SourceOnlyLoader(_NoBytecodeWriteLoader):
 _package_loaders: dict[str, type[importlib.machinery.SourceFileLoader]] = {}
 
 
+#: Loads superseded by a later fresh load of the same entrypoint, by private package name: their
+#: modules, held weakly, out of ``sys.modules`` (so loads do not pile up there, about 30 modules
+#: each for a shipped world) but importable again by code of that load that imports lazily.
+_evicted: dict[str, dict[str, weakref.ref[ModuleType]]] = {}
+#: The entry module of each evicted load -> its package: a submodule entrypoint keeps its
+#: package (and through it, its sibling modules) alive as long as it is itself in use.
+_packages_of: weakref.WeakKeyDictionary[ModuleType, ModuleType] = weakref.WeakKeyDictionary()
+
+
+def _forget(pkg_name: str) -> None:
+    _evicted.pop(pkg_name, None)
+    _package_loaders.pop(pkg_name, None)
+
+
+def _evict(entry_module: ModuleType) -> None:
+    """Take the modules of ``entry_module``'s load out of ``sys.modules`` (see :data:`_evicted`)."""
+    pkg_name = entry_module.__name__.partition(".")[0]
+    package = sys.modules.get(pkg_name)
+    if package is None or pkg_name in _evicted:
+        return
+    names = [k for k in list(sys.modules) if k == pkg_name or k.startswith(pkg_name + ".")]
+    _evicted[pkg_name] = {name: weakref.ref(sys.modules[name]) for name in names}
+    if entry_module is not package:
+        _packages_of[entry_module] = package
+    weakref.finalize(package, _forget, pkg_name)
+    for name in names:
+        sys.modules.pop(name, None)
+
+
+class _RestoreLoader(importlib.abc.Loader):
+    """Hands back an evicted load's package as it is (nothing runs again) and puts its modules
+    back into ``sys.modules``, for a lazy ``from .x import y`` inside that load's code."""
+
+    def __init__(self, pkg_name: str) -> None:
+        self.pkg_name = pkg_name
+        self.original: ModuleSpec | None = None
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        refs = _evicted.pop(self.pkg_name, {})
+        package = refs[self.pkg_name]() if self.pkg_name in refs else None
+        if package is None:
+            raise ImportError(f"the environment load {self.pkg_name} is gone")
+        self.original = getattr(package, "__spec__", None)
+        for name, ref in refs.items():
+            module = ref()
+            if module is not None and name != self.pkg_name:
+                sys.modules.setdefault(name, module)
+        return package
+
+    def exec_module(self, module: ModuleType) -> None:
+        if self.original is not None:  # the import machinery set our spec on it: give its own back
+            module.__spec__ = self.original
+
+
 class _EnvironmentFinder(importlib.abc.MetaPathFinder):
-    """Finds the submodules of an environment load like ``PathFinder`` does, with its loader class."""
+    """Finds the submodules of an environment load like ``PathFinder`` does, with its loader
+    class; and an evicted load's package again (:class:`_RestoreLoader`)."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> ModuleSpec | None:
+        if path is None and fullname in _evicted:
+            package_ref = _evicted[fullname].get(fullname)
+            package = package_ref() if package_ref is not None else None
+            if package is None:
+                return None
+            restored = ModuleSpec(fullname, _RestoreLoader(fullname), is_package=True)
+            restored.submodule_search_locations = list(getattr(package, "__path__", []))
+            return restored
         loader_cls = _package_loaders.get(fullname.partition(".")[0]) if path is not None else None
         if loader_cls is None:
             return None
@@ -461,9 +532,15 @@ def load_module(env_name: str, env_dir: Path, entry: Path, *, fresh: bool) -> Mo
         ) from exc
     with _cache_lock:
         if fresh:
+            previous = _cache.get(key)
             _cache[key] = module
+            if previous is not None and previous is not module:
+                _evict(previous)  # the superseded load leaves sys.modules
         else:
-            module = _cache.setdefault(key, module)
+            cached = _cache.setdefault(key, module)
+            if cached is not module:  # another thread's load won the race: ours is not kept
+                _evict(module)
+            module = cached
     return module
 
 

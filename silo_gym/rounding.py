@@ -38,7 +38,16 @@ def round2(v: float) -> float:
 
 
 def percent_one_decimal(a: float, b: float) -> float:
-    """Whole-number percentage to one decimal, half up: ``js_round(a / b * 1000) / 10`` (§14.3)."""
+    """Whole-number percentage to one decimal, half up: ``js_round(a / b * 1000) / 10`` (§14.3).
+
+    Division by zero gives what JavaScript gives, never ``ZeroDivisionError``: ``NaN`` for
+    ``0 / 0`` (or a ``NaN`` numerator), else an infinity with the sign of ``a`` times the sign of
+    ``b`` (``-0.0`` counts as negative); the canonical JSON writer shows either as ``null``.
+    """
+    if b == 0:
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
     return js_round(a / b * 1000) / 10
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import ast
 import bisect
 import contextlib
+import importlib
 import keyword
 import os
 import re
 import secrets
 import shutil
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +27,11 @@ from typing import IO
 from .errors import SiloError
 from .formats import display_path
 from .jsonfmt import dumps_pretty_bytes
-from .loader import shipped_environments_dir
+from .loader import open_environment, shipped_environments_dir
 from .names import check_safe_name
 from .registration import gym_id_problem
-from .store import EnvironmentRef, atomic_write, check_writable
+from .store import EnvironmentRef, TaskStore, atomic_write, check_writable
+from .suggest import did_you_mean
 
 __all__ = [
     "NOT_IMPLEMENTED_TOOL",
@@ -39,6 +42,7 @@ __all__ = [
     "TOOL_PACKS",
     "InitResult",
     "PromptAborted",
+    "RemovalResult",
     "ScaffoldResult",
     "describe_init",
     "find_state_type",
@@ -46,11 +50,14 @@ __all__ = [
     "interactive_init",
     "module_identifier",
     "register",
+    "remove_tool",
+    "remove_verifier",
     "scaffold_tool",
     "scaffold_verifier",
     "split_list",
     "template_dir",
     "tool_stub",
+    "unregister",
     "verifier_stub",
 ]
 
@@ -624,6 +631,204 @@ def scaffold_verifier(env: EnvironmentRef, verifier_id: str, task_id: str, name:
         return verifier_stub(verifier_id, task_id, identifier, state, name)
 
     return _scaffold(env, "verifier", verifier_id, state_type, render)
+
+
+# --- removing a tool or a verifier (the reverse of the above) -------------------------------------
+
+
+def _whole_lines(src: _Source, start: int, end: int) -> tuple[int, int] | None:
+    """``(line start, next line start)`` around ``text[start:end]`` when nothing but blanks, a
+    comma and a comment share its lines; else None."""
+    text = src.text
+    head = text[src.line_start(src.line_of(start)):start]
+    tail_end = src.line_end(src.line_of(end)) if end > start else end
+    tail = text[end:tail_end].rstrip("\r\n")
+    if head.strip(" \t") or re.fullmatch(r"[ \t]*,?[ \t]*(#.*)?", tail) is None:
+        return None
+    return src.line_start(src.line_of(start)), tail_end
+
+
+def _removal_from_list(src: _Source, node: ast.List, index: int) -> tuple[int, int, str]:
+    """The edit that drops item ``index`` of ``node``: its whole line when it stands alone on
+    one, else the item and the comma that separates it from its neighbour."""
+    item = node.elts[index]
+    start, end = src.start_of(item), src.end_of(item)
+    lines = _whole_lines(src, start, end)
+    if lines is not None:
+        return lines[0], lines[1], ""
+    if index + 1 < len(node.elts):  # "a, b, c" -> "a, c": up to the next item
+        return start, src.start_of(node.elts[index + 1]), ""
+    if index > 0:  # the last item: from the end of the one before it
+        return src.end_of(node.elts[index - 1]), end, ""
+    close_at = src.end_of(node) - 1  # the only item, on the bracket's line: "[x]" or "[x,]"
+    return src.start_of(node) + 1, close_at, ""
+
+
+def _import_statement(module: str, names: list[str], indent: str = "") -> str:
+    """``from .<module> import a, b`` as ruff's import sorting writes it (one per line in
+    parentheses past 88 columns)."""
+    line = f"{indent}from .{module} import {', '.join(names)}"
+    if len(line) <= _LINE_LENGTH:
+        return line + "\n"
+    return f"{indent}from .{module} import (\n" + "".join(f"{indent}    {n},\n" for n in names) + f"{indent})\n"
+
+
+def unregister(source: str, list_name: str, identifier: str, relpath: str) -> tuple[str, str]:
+    """Return ``(source without identifier, the module it was imported from)``: ``identifier``
+    taken out of the ``<list_name> = [...]`` list and out of its ``from .<module> import`` line
+    (the line goes when it imported nothing else). The reverse of :func:`register`, for
+    registries written the way it writes them.
+
+    Raises:
+        SiloError: ``registry_not_found`` when no ``<list_name> = [`` list exists;
+            ``not_registered`` when the list does not hold ``identifier`` as a plain name, or no
+            top-level ``from .<module> import <identifier>`` imports it.
+        SyntaxError: the registry is not valid Python.
+    """
+    tree = ast.parse(source, relpath)
+    src = _Source(source)
+    lists = [n.value for n in tree.body
+             if isinstance(n, (ast.Assign, ast.AnnAssign)) and isinstance(n.value, ast.List)
+             and any(isinstance(t, ast.Name) and t.id == list_name
+                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    if not lists:
+        raise SiloError("registry_not_found", f'No "{list_name} = [" list found in {relpath}.',
+                        {"file": relpath, "list": list_name})
+    node = lists[0]
+    indexes = [i for i, e in enumerate(node.elts) if isinstance(e, ast.Name) and e.id == identifier]
+    imports = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module
+               and any(a.name == identifier and a.asname in (None, identifier) for a in n.names)]
+    if not indexes or not imports:
+        where = "in the list" if not indexes else "by a \"from .<module> import\" line"
+        raise SiloError(
+            "not_registered",
+            f'"{identifier}" is not registered {where} of {relpath} the way "add" registers it; '
+            f"remove it from {relpath} by hand.",
+            {"file": relpath, "identifier": identifier},
+        )
+    statement = imports[0]
+    module = str(statement.module)
+    inside = source[src.start_of(node) + 1:src.end_of(node) - 1]
+    if len(indexes) == len(node.elts) and "#" not in inside:
+        edits = [(src.start_of(node), src.end_of(node), "[]")]  # the list is empty again
+    else:
+        edits = [_removal_from_list(src, node, i) for i in indexes]
+    kept = [a.name if a.asname is None else f"{a.name} as {a.asname}" for a in statement.names
+            if not (a.name == identifier and a.asname in (None, identifier))]
+    first, after = src.line_start(statement.lineno), src.line_end(statement.end_lineno or statement.lineno)
+    if not kept and statement.lineno > 1:
+        before = src.line_start(statement.lineno - 1)
+        if not source[before:first].strip() and not source[after:src.line_end(src.line_of(after))].strip():
+            first = before  # an import section of its own (as add starts one): its blank line goes too
+    edits.append((first, after, _import_statement(module, kept) if kept else ""))
+    for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        source = source[:start] + replacement + source[end:]
+    return source, module
+
+
+@dataclass(frozen=True)
+class RemovalResult:
+    """A removed tool or verifier: the identifier taken out of the registry (relative to the
+    environment directory), the module file deleted (``None`` when it was kept because it was not
+    the one ``add`` writes, or it still defines registered items) and warnings."""
+
+    identifier: str
+    registered_in: str
+    removed: str | None
+    kept: str | None
+    warnings: list[str]
+
+
+def _registry_entries(env: EnvironmentRef, package: str) -> list[tuple[str, object]]:
+    """``(identifier, object)`` of each plain name in the environment's ``<package>`` list, read
+    from a fresh load of its code (so an entry is found by the tool's name or the verifier's id)."""
+    opened = open_environment(env.name, env.project_root, fresh=True)
+    root = opened.module.__name__.partition(".")[0]
+    registry = sys.modules.get(f"{root}.{package}") or importlib.import_module(f"{root}.{package}")
+    source = (env.path / package / "__init__.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.List):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == package for t in targets):
+                names = [e.id for e in node.value.elts if isinstance(e, ast.Name)]
+                break
+    return [(name, getattr(registry, name, None)) for name in names]
+
+
+def _remove(env: EnvironmentRef, kind: str, wanted: str, key: Callable[[object], object],
+            not_found: Callable[[list[str]], SiloError]) -> RemovalResult:
+    package = "tools" if kind == "tool" else "verifiers"
+    check_writable(env)
+    registry_rel = f"{package}/__init__.py"
+    registry_path = env.path / package / "__init__.py"
+    try:
+        source = registry_path.read_bytes().decode("utf-8")
+    except OSError:
+        raise SiloError("registry_not_found", f'No "{package} = [" list found in {registry_rel}.',
+                        {"file": registry_rel, "list": package}) from None
+    entries = _registry_entries(env, package)
+    matches = [ident for ident, obj in entries if key(obj) == wanted]
+    if not matches:
+        raise not_found([str(key(obj)) for _, obj in entries if key(obj) is not None])
+    identifier = matches[0]
+    updated, module = unregister(source, package, identifier, registry_rel)
+    module_rel = f"{package}/{module}.py"
+    module_path = env.path / package / f"{module}.py"
+    still_used = re.search(rf"^\s*from \.{re.escape(module)} import\b", updated, re.MULTILINE) is not None
+    delete = module == identifier and module_path.is_file() and not still_used
+    atomic_write(registry_path, updated.encode("utf-8"))
+    if delete:
+        module_path.unlink()
+    return RemovalResult(identifier=identifier, registered_in=registry_rel, removed=module_rel if delete else None,
+                         kept=None if delete or not module_path.is_file() else module_rel, warnings=[])
+
+
+def remove_tool(env: EnvironmentRef, name: str) -> RemovalResult:
+    """Take the tool named ``name`` out of ``tools/__init__.py`` and delete ``tools/<module>.py``
+    when it is the module ``tool add`` wrote for it (the reverse of :func:`scaffold_tool`).
+
+    Raises:
+        SiloError: ``environment_read_only``; ``unsafe_name``; ``tool_not_found`` (no registered
+            tool has that name; the message lists the names and suggests the closest);
+            ``registry_not_found``; ``not_registered`` (listed in a way ``tool add`` does not
+            write: remove it by hand); ``runtime_contract_invalid`` (the code does not import).
+    """
+    check_safe_name(name, "tool")
+
+    def not_found(names: list[str]) -> SiloError:
+        return SiloError("tool_not_found",
+                         f'No registered tool is named "{name}" in environment "{env.name}".'
+                         f'{did_you_mean(name, names)} Tools: {", ".join(names) or "none"}.',
+                         {"environment": env.name, "name": name, "available": names})
+
+    return _remove(env, "tool", name, lambda obj: getattr(obj, "name", None), not_found)
+
+
+def remove_verifier(env: EnvironmentRef, verifier_id: str) -> RemovalResult:
+    """Take the verifier ``verifier_id`` out of ``verifiers/__init__.py`` and delete its module
+    when ``verifier add`` wrote it (the reverse of :func:`scaffold_verifier`). A warning names
+    each task that still names the verifier (``env validate`` reports them until they change).
+
+    Raises:
+        SiloError: as :func:`remove_tool`, with ``verifier_not_found`` for an unknown id.
+    """
+    check_safe_name(verifier_id, "verifier")
+
+    def not_found(ids: list[str]) -> SiloError:
+        return SiloError("verifier_not_found",
+                         f'No registered verifier has the id "{verifier_id}" in environment "{env.name}".'
+                         f'{did_you_mean(verifier_id, ids)} Verifiers: {", ".join(ids) or "none"}.',
+                         {"environment": env.name, "verifierId": verifier_id, "available": ids})
+
+    result = _remove(env, "verifier", verifier_id, lambda obj: getattr(obj, "id", None), not_found)
+    for task in TaskStore(env).list():
+        if task.verifier_id == verifier_id:
+            result.warnings.append(f'Task "{task.id}" still names verifier "{verifier_id}"; give it another '
+                                   f'with "silo-gym task update {task.id} --env {env.name} --verifier <id>", '
+                                   "or remove it.")
+    return result
 
 
 # --- the interactive prompt ----------------------------------------------------------------------

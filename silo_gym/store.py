@@ -20,10 +20,11 @@ from typing import Any
 from .errors import SiloError
 from .formats import display_path, read_json_file
 from .jsonfmt import dumps_pretty_bytes, is_json_compatible
-from .loader import available_text, find_environment, parse_task, read_manifest
+from .loader import TASK_ID_CUTOFF, available_text, find_environment, parse_task, read_manifest
 from .models import Task
 from .names import check_safe_name
 from .registration import gym_id_problem
+from .suggest import did_you_mean
 
 __all__ = [
     "DataStore",
@@ -256,7 +257,8 @@ class TaskStore:
         available = sorted(task.id for _, task in self._scan())
         return SiloError(
             "task_not_found",
-            f'Task "{task_id}" was not found in environment "{self.env.name}". {available_text(available)}',
+            f'Task "{task_id}" was not found in environment "{self.env.name}".'
+            f'{did_you_mean(task_id, available, TASK_ID_CUTOFF)} {available_text(available)}',
             {"environment": self.env.name, "taskId": task_id, "available": available},
         )
 

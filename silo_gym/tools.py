@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ToolError
+from .errors import TOOL_CRASHED, ToolError
 from .validation import CompiledSchema, compile_schema
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "Tool",
     "bind_tools",
     "clone_output",
+    "crash_payload",
     "define_tool",
     "error_payload",
     "tool_list",
@@ -145,20 +146,34 @@ _CONTAINERS = (dict, list)
 
 
 def error_payload(exc: Exception) -> dict[str, Any]:
-    """The error payload for an exception raised by ``run`` (silo-format §3.4)."""
+    """The error payload for an exception raised by ``run`` (silo-format §3.4, amended).
+
+    A ``ToolError`` gives its ``code``, ``message`` and (cloned) ``details``. Anything else is a
+    crash of the tool, not a state of the world: code ``tool_crashed`` and the message
+    ``<ExceptionType>: <str(exc)>`` (the type alone when the text is empty), so ``KeyError('stok')``
+    reads ``KeyError: 'stok'``. A ``ToolError`` whose ``details`` cannot be cloned (§3.5) is the
+    crash of that cloning.
+    """
     if isinstance(exc, ToolError):
         payload: dict[str, Any] = {"code": exc.code, "message": exc.message}
         if exc.details is not None:
             try:
                 payload["details"] = clone_output(exc.details)
-            except Exception as clone_exc:  # our rule: an uncloneable details is a plain failure
-                return {"code": "invalid_state", "message": str(clone_exc)}
+            except Exception as clone_exc:  # our rule: an uncloneable details is a crash
+                return crash_payload(clone_exc)
         return payload
+    return crash_payload(exc)
+
+
+def crash_payload(exc: BaseException) -> dict[str, Any]:
+    """``{"code": "tool_crashed", "message": "<ExceptionType>: <text>"}`` for a tool that raised
+    ``exc`` (not a ``ToolError``) or returned what cannot be cloned. Never raises."""
     try:
-        message = str(exc)
+        text = str(exc)
     except Exception:  # execute never raises, even for an exception that cannot print itself
-        message = type(exc).__name__
-    return {"code": "invalid_state", "message": message}
+        text = ""
+    name = type(exc).__name__
+    return {"code": TOOL_CRASHED, "message": f"{name}: {text}" if text else name}
 
 
 class Tool:
@@ -169,7 +184,7 @@ class Tool:
     its output and returns a tool result dict ``{"output": ...}`` or ``{"output": <error payload>, "isError": True}``. It never
     raises an ``Exception`` (``KeyboardInterrupt`` and ``SystemExit`` propagate). An exception
     other than ``ToolError`` is also logged, with its traceback, at DEBUG on the
-    ``silo_gym.tools`` logger (the payload holds only its message, §3.4).
+    ``silo_gym.tools`` logger (the ``tool_crashed`` payload holds only its type and message).
     """
 
     __slots__ = ("name", "description", "input_schema", "source", "state", "_problems", "_run")
@@ -208,8 +223,8 @@ class Tool:
             return {"output": _clone(self._run(self.state, given), floats)}, bool(floats)
         except Exception as exc:  # §3.4: every failure of run becomes an error result
             if not isinstance(exc, ToolError) and _logger.isEnabledFor(logging.DEBUG):
-                # The agent sees only str(exc) (§3.4); an author debugging the tool wants the rest.
-                _logger.debug('Tool "%s" raised (the agent gets invalid_state)', self.name, exc_info=exc)
+                # The agent sees the type and message (§3.4, amended); an author wants the rest.
+                _logger.debug('Tool "%s" raised (the agent gets tool_crashed)', self.name, exc_info=exc)
             return {"output": error_payload(exc), "isError": True}, True
 
     def __repr__(self) -> str:

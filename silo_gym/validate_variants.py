@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
-from .env import world_snapshot, world_type_problem
+from .env import hook_strings, world_snapshot, world_type_problem
 from .jsonfmt import dumps_compact_bytes
 from .loader import Environment, accepts_variant
 
@@ -196,10 +196,15 @@ def _hook_result(
     if dumps_compact_bytes(world) != before:
         findings.add("error", "variant_hook_failed", f"{name}({where}) changed the world it was given; hooks only read.")
         return False, None
-    if not isinstance(result, kind) or (isinstance(result, list) and not all(isinstance(x, str) for x in result)):
-        expected = "a string" if kind is str else "a list of strings"
-        findings.add("error", "variant_hook_failed",
-                     f"{name}({where}) returned {type(result).__name__}, not {expected}.")
+    if kind is list:  # a list or a tuple of strings, read as reset reads it
+        strings = hook_strings(result)
+        if strings is None:
+            findings.add("error", "variant_hook_failed",
+                         f"{name}({where}) returned {type(result).__name__}, not a list of strings.")
+            return False, None
+        return True, strings
+    if not isinstance(result, kind):
+        findings.add("error", "variant_hook_failed", f"{name}({where}) returned {type(result).__name__}, not a string.")
         return False, None
     if isinstance(result, str) and not result.strip():
         findings.add("error", "variant_hook_failed", f"{name}({where}) returned an empty instruction.")

@@ -157,6 +157,7 @@ def test_parse_scales():
             parse_scales(bad)
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 def test_bench_runs_at_each_scale_and_compares(tmp_path: Path):
     out = tmp_path / "results"
     proc = subprocess.run(
@@ -183,6 +184,7 @@ def test_a_bad_scale_is_refused(tmp_path: Path):
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 def test_tools_bench_compares_each_size_with_1x_side_by_side(tmp_path: Path):
     out = tmp_path / "results"
     proc = subprocess.run(

@@ -12,11 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT, subprocess_env
 
 BENCHES = ["step", "reset", "record", "episodes", "variants", "demo_variants", "llm"]
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 def test_quick_benchmarks_write_their_results(tmp_path: Path) -> None:
     out = tmp_path / "results"
     proc = subprocess.run(

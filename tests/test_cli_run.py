@@ -210,9 +210,9 @@ RUN_USAGE = ("usage: silo-gym run [-h] --env E --task T [--agent PATH] [--runs N
         (["--timeout-ms", "1e3"], "--timeout-ms must be a whole number."),
         (["--runs"], "--runs needs a value."),
         (["--agent", "--runs", "2"], "--agent needs a value."),
-        (["--rnus", "2"], "Unknown flag --rnus for silo-gym run."),
-        (["--run", "2"], "Unknown flag --run for silo-gym run."),  # no prefix matching
-        (["--verbos"], "Unknown flag --verbos for silo-gym run."),
+        (["--rnus", "2"], 'Unknown flag --rnus for silo-gym run. Did you mean "--runs"?'),
+        (["--run", "2"], 'Unknown flag --run for silo-gym run. Did you mean "--runs"?'),  # no prefix matching
+        (["--verbos"], 'Unknown flag --verbos for silo-gym run. Did you mean "--verbose"?'),
         (["--json=yes"], '--json is a switch: give it alone or as --json=true / --json=false; got "yes".'),
         (["extra"], 'Unexpected argument "extra" for silo-gym run.'),
         (["-x"], 'Unexpected argument "-x" for silo-gym run.'),
@@ -395,7 +395,7 @@ def test_verbose_prints_the_agent_traceback(project, capsys):
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "broken.py",
                              "--verbose")
     assert code == 1
-    assert "Error:       'no such order'\n" in out
+    assert "Error:       KeyError: 'no such order'\n" in out  # the type, not only str(exc)
     assert "Agent traceback (run_" in err and "in deep" in err and "KeyError: 'no such order'" in err
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "broken.py")
     assert "Traceback" not in err
@@ -421,15 +421,15 @@ def test_run_plays_a_variant(project, capsys):
 
 
 def test_verbose_prints_the_traceback_of_a_tool_and_of_a_verifier_that_raised(project, capsys, make_env_dir):
-    # A tool's unexpected exception reaches the agent as invalid_state with its message only
-    # (silo-format §3.4); a verifier's is chained under verifier_failed (§4.4). --verbose shows both.
+    # A tool's unexpected exception reaches the agent as tool_crashed with its type and message
+    # (silo-format §3.4, amended); a verifier's is chained under verifier_failed (§4.4). --verbose shows both.
     (project / "explode.py").write_text(
         "def agent(task, tools, call_tool, signal):\n"
         "    out = call_tool('explode', {})\n"
         "    return {'output': out['output']['code']}\n")
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "explode.py",
                              "--verbose")
-    assert 'Tool "explode" raised (the agent gets invalid_state)\nTraceback' in err
+    assert 'Tool "explode" raised (the agent gets tool_crashed)\nTraceback' in err
     assert "in _explode" in err and "RuntimeError: the warehouse is on fire" in err
     code, out, err = run_cli(capsys, "run", "--env", "orders", "--task", "TASK-001", "--agent", "explode.py")
     assert "Traceback" not in err  # quiet without --verbose

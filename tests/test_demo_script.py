@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 from conftest import REPO_ROOT, subprocess_env
 
 TASK_IDS = {"demo": [f"TASK-00{n}" for n in range(1, 7)], "project": [f"TASK-{n:03d}" for n in range(1, 16)]}
-HEADER = ["world", "task", "title", "passed", "reward", "calls", "termination", "run directory", "random"]
+HEADER = ["world", "task", "title", "passed", "reward", "calls", "random"]
 
 
 def test_demo_script_runs_and_passes_every_task(tmp_path):
@@ -28,13 +28,16 @@ def test_demo_script_runs_and_passes_every_task(tmp_path):
         if cells[0] in TASK_IDS:
             rows[(cells[0], cells[1])] = dict(zip(HEADER, cells, strict=True))
     assert sorted(rows) == sorted((w, t) for w, tasks in TASK_IDS.items() for t in tasks)
-    for task_id, row in rows.items():
+    for row in rows.values():
         assert row["passed"] == "true", row
         assert row["reward"] == "1", row
-        assert row["termination"] == "completed", row
         assert 0 <= float(row["random"]) <= 1, row  # the random policy's column is printed
-        assert (Path(REPO_ROOT) / row["run directory"]).resolve().parent == runs.resolve(), task_id
+        assert 0 < len(row["title"]) <= 29, row
+    assert "ended early" not in proc.stdout  # every solver episode completed
     assert len([p for p in runs.iterdir() if (p / "result.json").is_file()]) == 21
-    assert re.search(r"reference solvers: 21/21 passed; random policy mean reward \d", proc.stdout)
-    assert re.search(r"project variants: 15/15 passed, one drawn variant per task \(variants \d+, \d+, \d+, \.\.\.\)",
-                     proc.stdout)
+    assert re.search(r"reference solvers: 21/21 passed; random policy: mean reward \d", proc.stdout)
+    assert f"runs recorded in {os.path.relpath(runs, REPO_ROOT)}\n" in proc.stdout
+    assert re.search(r"project variants: 15/15 passed, one drawn per task \(e\.g\. variant \d+\)", proc.stdout)
+    # `make demo` fits an 80-column terminal (issue 19, item 4): only the runs path may be longer
+    wide = [line for line in lines if len(line) > 79 and not line.startswith("runs recorded in ")]
+    assert wide == []

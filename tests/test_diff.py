@@ -486,6 +486,7 @@ def _without_nan(v: Any) -> bool:
     return True
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 @settings(max_examples=300, deadline=None)
 @given(states)
 def test_property_state_vs_its_deep_copy_is_empty(state: dict[str, Any]) -> None:
@@ -518,6 +519,7 @@ def test_property_never_raises_and_shape(initial: Any, final: Any) -> None:
     dumps_pretty(d)
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 @settings(max_examples=200, deadline=None)
 @given(states, states)
 def test_property_matches_reference_algorithm(initial: dict[str, Any], final: dict[str, Any]) -> None:

@@ -138,7 +138,8 @@ def test_tool_error_mapping():
     obs, *_ = env.step({"tool": "get_order", "input": {"orderId": "O-9"}})
     assert obs == '{"output":{"code":"not_found","message":"Order \\"O-9\\" was not found."},"isError":true}'
     obs, *_, info = env.step({"tool": "explode"})
-    assert obs == '{"output":{"code":"invalid_state","message":"the warehouse is on fire"},"isError":true}'
+    # A crash is not a state of the world: its own code, with the exception type (amended §3.4).
+    assert obs == '{"output":{"code":"tool_crashed","message":"RuntimeError: the warehouse is on fire"},"isError":true}'
     assert info["tool_errors"] == 3 and info["tool_calls"] == 3
     obs, *_ = env.step({"tool": "get_order", "input": {}})
     assert json.loads(obs) == {"output": {
@@ -153,10 +154,11 @@ def test_widget_results(tmp_path, make_env_dir):
     env = SiloEnv("widgets", "TASK-001", path=str(make_env_dir(tmp_path)))
     env.reset()
     assert env.step({"tool": "setty"})[0] == (
-        '{"output":{"code":"invalid_state","message":"Object of type set is not JSON serializable"},"isError":true}')
+        '{"output":{"code":"tool_crashed","message":"TypeError: Object of type set is not JSON serializable"},'
+        '"isError":true}')
     assert env.step({"tool": "fail"})[0] == (
         '{"output":{"code":"not_allowed","message":"Nope.","details":{"why":["a",1]}},"isError":true}')
-    assert env.step({"tool": "crash"})[0] == '{"output":{"code":"invalid_state","message":"boom"},"isError":true}'
+    assert env.step({"tool": "crash"})[0] == '{"output":{"code":"tool_crashed","message":"RuntimeError: boom"},"isError":true}'
     assert env.step({"tool": "rename", "input": {"label": "new"}})[0] == '{"output":null}'
     assert env.step({"tool": "bump", "input": None})[0] == '{"output":{"count":1}}'
     assert env.step({"tool": "bump", "input": {"by": 2.0}})[0] == '{"output":{"count":3}}'
@@ -267,14 +269,15 @@ def test_non_finite_and_js_numbers_in_observations(odd_env):
     assert odd_env.step({"tool": "nan"})[0] == '{"output":[null,null,0,1e+21,5e-7,140000]}'
 
 
-def test_uncloneable_details_become_invalid_state(odd_env):
+def test_uncloneable_details_are_a_crash_of_the_tool(odd_env):
     assert odd_env.call_tool("bad_details") == {
-        "output": {"code": "invalid_state", "message": "Object of type set is not JSON serializable"},
+        "output": {"code": "tool_crashed", "message": "TypeError: Object of type set is not JSON serializable"},
         "isError": True}
 
 
-def test_key_error_message_is_str_of_exception(odd_env):
-    assert odd_env.call_tool("keyerror")["output"] == {"code": "invalid_state", "message": "'missing'"}
+def test_a_key_error_names_its_type_beside_its_text(odd_env):
+    # str(KeyError('missing')) alone is "'missing'", which tells an agent nothing (issue 19 item 16).
+    assert odd_env.call_tool("keyerror")["output"] == {"code": "tool_crashed", "message": "KeyError: 'missing'"}
 
 
 def test_duplicate_tool_names_later_wins(odd_env):

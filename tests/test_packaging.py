@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this module out (README, "Developing")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -127,4 +129,8 @@ def test_an_editable_build_runs_the_build_hook_cleanly(tmp_path: Path) -> None:
     assert build.returncode == 0, build.stderr
     assert "Traceback" not in build.stderr + build.stdout
     assert "Customization incompatible with editable install" not in build.stderr
+    # No install noise (issue 19, item 4): setuptools warned twice per install about the
+    # `license = {text = ...}` table.
+    assert "deprecated" not in build.stderr.lower(), build.stderr
+    assert "Warning" not in build.stderr, build.stderr
     assert len(list(out.glob("silo_gym-*.whl"))) == 1

@@ -269,6 +269,7 @@ def test_changed_checks_pairs_by_label() -> None:
     assert changes["new"][0] is None and changes["gone"][1] is None
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 def test_regrade_grades_the_replayed_world_with_todays_verifier(tmp_path: Path) -> None:
     project, env_dir = _project_with_demo(tmp_path)
     run_dir = _record_solver(project, "TASK-003")

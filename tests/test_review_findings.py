@@ -97,13 +97,13 @@ def test_an_exception_that_cannot_print_itself_still_gives_an_error_result() -> 
         def __str__(self) -> str:
             raise RuntimeError("cannot format")
 
-    assert error_payload(Mute()) == {"code": "invalid_state", "message": "Mute"}
+    assert error_payload(Mute()) == {"code": "tool_crashed", "message": "Mute"}
 
     def run(state: Any, input: Any) -> Any:
         raise Mute()
 
     tool = silo_gym.bind_tools({}, [define_tool(name="t", description="d", input_schema={"type": "object"}, run=run)])[0]
-    assert tool.execute({}) == {"output": {"code": "invalid_state", "message": "Mute"}, "isError": True}
+    assert tool.execute({}) == {"output": {"code": "tool_crashed", "message": "Mute"}, "isError": True}
 
 
 def test_a_failed_reset_in_a_wrapper_below_record_run_leaves_no_stale_listener(runs_dir: pathlib.Path) -> None:

@@ -215,4 +215,4 @@ def test_agent_text_never_drives_the_terminal(runs_dir):
 
     report = format_single_run(run_task("orders", "TASK-001", agent, runs_dir=runs_dir))
     assert "\x1b" not in report and "\x07" not in report
-    assert "Error:       \\x1b[2J\\x1b[31mfake PASS\\x07\n" in report
+    assert "Error:       RuntimeError: \\x1b[2J\\x1b[31mfake PASS\\x07\n" in report

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import SiloError
+from ..suggest import did_you_mean
 from .parser import HELP_WIDTH, CommandParser, FlagError, HelpRequested, UsageError
 
 __all__ = ["COMMAND_MODULES", "HELP", "build_parser", "main", "overview"]
@@ -71,11 +72,33 @@ def _leaves(parser: CommandParser) -> Iterator[CommandParser]:
         yield from _leaves(child)
 
 
-def overview(root: CommandParser) -> str:
-    """The text of ``silo-gym --help``: the usage of every command."""
-    import argparse
+def _purposes(parser: CommandParser, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """``(command path, its one-line purpose)`` for every command, in the order of the help: the
+    ``help=`` each command was added with."""
+    if parser.commands is None:
+        return
+    helps = {action.dest: action.help or "" for action in parser.commands._choices_actions}
+    for name, child in parser.commands.choices.items():
+        path = f"{prefix}{name}"
+        if child.commands is None or child.runs_alone:  # a command of its own (eval, as well as eval compare)
+            yield path, str(helps.get(name, ""))
+        if child.commands is not None:
+            yield from _purposes(child, path + " ")
 
-    lines = [_TITLE, "", "Usage:"]
+
+def overview(root: CommandParser) -> str:
+    """The text of ``silo-gym --help``: what each command is for, then the usage of every command."""
+    import argparse
+    import textwrap
+
+    purposes = list(_purposes(root))
+    column = max(len(path) for path, _ in purposes) + 4
+    lines = [_TITLE, "", "Commands:"]
+    for path, purpose in purposes:
+        wrapped = textwrap.wrap(purpose, HELP_WIDTH - column, break_on_hyphens=False) or [""]
+        lines.append(f"  {path:<{column - 2}}{wrapped[0]}")
+        lines += [" " * column + more for more in wrapped[1:]]
+    lines += ["", "Usage:"]
     for leaf in _leaves(root):
         formatter = argparse.HelpFormatter(leaf.prog, width=HELP_WIDTH)
         actions = [a for a in leaf.declared if "--help" not in a.option_strings]
@@ -117,14 +140,17 @@ def _resolve(root: CommandParser, tokens: list[str]) -> tuple[CommandParser, lis
         child = choices.get(rest[0])
         if child is None:
             name = f"{parser.prog} {rest[0]}".removeprefix(root.prog + " ")
-            raise _UnknownCommand(f'unknown command "{name}". Run "{parser.prog} --help".')
+            raise _UnknownCommand(f'unknown command "{name}".{did_you_mean(rest[0], choices, 0.6)} '
+                                  f'Run "{parser.prog} --help".')
         parser, rest = child, rest[1:]
     return parser, rest
 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so a command ends its work (a run is recorded, a
-    collection keeps its finished rows) before the process exits with 143."""
+    collection keeps its finished rows) before the process exits with 143 (128 + ``signum``)."""
+
+    signum: int = signal.SIGTERM
 
 
 @contextlib.contextmanager

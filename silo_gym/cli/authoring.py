@@ -8,14 +8,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import SiloError
 from ..jsonfmt import dumps_pretty, loads_strict
 from ..loader import open_environment, shipped_environments_dir
 from ..scaffold import (
     TEMPLATES,
     PromptAborted,
+    RemovalResult,
     describe_init,
     init_environment,
     interactive_init,
+    remove_tool,
+    remove_verifier,
     scaffold_tool,
     scaffold_verifier,
     split_list,
@@ -32,9 +36,35 @@ def _out(text: str) -> None:
     sys.stdout.write(text)
 
 
-def _emit(args: argparse.Namespace, payload: Any, text: str) -> int:
+def _emit(args: argparse.Namespace, payload: Any, text: str, warnings: list[str] | None = None) -> int:
+    """Print the result: ``payload`` as JSON (with ``"warnings"`` when there are any), or ``text``
+    and a ``warning: ...`` line per warning."""
+    if warnings:
+        payload = {**payload, "warnings": warnings}
+        text += "".join(f"\nwarning: {w}" for w in warnings)
     _out(dumps_pretty(payload) if args.json else text + "\n")
     return 0
+
+
+def _verifier_ids(env: EnvironmentRef) -> list[str] | None:
+    """The ids in the environment's ``verifiers`` list, or None when its code does not load
+    (``env validate`` says why)."""
+    try:
+        opened = open_environment(env.name, env.project_root, fresh=True)
+    except SiloError:
+        return None
+    return [str(getattr(v, "id", "")) for v in opened.module.verifiers]
+
+
+def _verifier_warnings(env: EnvironmentRef, task: dict[str, Any]) -> list[str]:
+    """Said at once when a task names a verifier that is not registered (yet)."""
+    ids = _verifier_ids(env)
+    verifier_id = task["verifierId"]
+    if ids is None or verifier_id in ids:
+        return []
+    return [f'Verifier "{verifier_id}" is not registered in environment "{env.name}"; "env validate" reports '
+            f"task_verifier_unresolved until it is. Scaffold it with "
+            f'"silo-gym verifier add {verifier_id} --env {env.name} --task {task["id"]}".']
 
 
 def _environment(args: argparse.Namespace, writes: bool) -> EnvironmentRef:
@@ -180,7 +210,8 @@ def task_add(args: argparse.Namespace) -> int:
     }
     file = store.add(raw)
     task = store.get(raw["id"]).to_json()
-    return _emit(args, {"ok": True, "action": "add", "task": task, "file": file}, f"Created {file}")
+    return _emit(args, {"ok": True, "action": "add", "task": task, "file": file}, f"Created {file}",
+                 _verifier_warnings(store.env, task))
 
 
 def task_update(args: argparse.Namespace) -> int:
@@ -199,7 +230,8 @@ def task_update(args: argparse.Namespace) -> int:
         stored["entities"] = split_list(args.entities)
     file = store.update(stored)
     task = store.get(task_id).to_json()
-    return _emit(args, {"ok": True, "action": "update", "task": task, "file": file}, f"Updated {file}")
+    warnings = _verifier_warnings(store.env, task) if args.verifier is not None else []
+    return _emit(args, {"ok": True, "action": "update", "task": task, "file": file}, f"Updated {file}", warnings)
 
 
 def task_remove(args: argparse.Namespace) -> int:
@@ -232,6 +264,21 @@ def tool_add(args: argparse.Namespace) -> int:
     return _emit(args, payload, text)
 
 
+def _removal(args: argparse.Namespace, key: str, value: str, result: RemovalResult) -> int:
+    payload = {"ok": True, "action": "remove", key: value, "removed": result.removed,
+               "registeredIn": result.registered_in, "identifier": result.identifier}
+    text = f"Unregistered {result.identifier} from {result.registered_in}"
+    if result.removed is not None:
+        text = f"Removed {result.removed} and unregistered {result.identifier} from {result.registered_in}"
+    elif result.kept is not None:
+        text += f" (its code stays in {result.kept}, which is not the module add writes)"
+    return _emit(args, payload, text, result.warnings)
+
+
+def tool_remove(args: argparse.Namespace) -> int:
+    return _removal(args, "name", args.name, remove_tool(_environment(args, True), args.name))
+
+
 # --- verifier ------------------------------------------------------------------------------------
 
 
@@ -257,7 +304,22 @@ def verifier_add(args: argparse.Namespace) -> int:
     payload = {"ok": True, "action": "add", "id": args.id, "created": result.created,
                "registeredIn": result.registered_in, "identifier": result.identifier}
     text = f"Created {result.created} and registered {result.identifier} in {result.registered_in}"
-    return _emit(args, payload, text)
+    warnings: list[str] = []
+    tasks = {t.id: t for t in TaskStore(env).list()}
+    task = tasks.get(args.task)
+    if task is None:
+        warnings.append(f'Task "{args.task}" does not exist in environment "{env.name}"; "env validate" reports '
+                        f"verifier_orphan until it does. Add it with "
+                        f'"silo-gym task add {args.task} --env {env.name} --verifier {args.id} --title ... '
+                        f'--instruction ...".')
+    elif task.verifier_id != args.id:
+        warnings.append(f'Task "{args.task}" names verifier "{task.verifier_id}", not "{args.id}"; "env validate" '
+                        f"reports verifier_task_mismatch until one of them changes.")
+    return _emit(args, payload, text, warnings)
+
+
+def verifier_remove(args: argparse.Namespace) -> int:
+    return _removal(args, "id", args.id, remove_verifier(_environment(args, True), args.id))
 
 
 # --- registration --------------------------------------------------------------------------------
@@ -293,7 +355,7 @@ def _task_flags(p: CommandParser, adding: bool) -> None:
 
 def register(commands: Commands) -> None:
     """``init``, ``env validate``, ``data``, ``task``, ``tool`` and ``verifier`` (silo-format §10.2)."""
-    p = _command(commands, "init", "scaffold an environment in .silo/environments (silo-format §12.4)",
+    p = _command(commands, "init", "scaffold an environment in .silo/environments",
                  init_command, env=False)
     p.add_argument("name", nargs="?", help="environment name (asked for on a terminal when left out)")
     p.add_argument("--template", metavar="T", help=f"{' or '.join(TEMPLATES)}; blank when not given")
@@ -301,7 +363,7 @@ def register(commands: Commands) -> None:
     p.set_defaults(plain_errors=True)
 
     group = add_group(commands, "env", "check an environment")
-    _command(group, "validate", "validate an environment and print its findings (silo-format §9)",
+    _command(group, "validate", "validate an environment and print its findings",
              validate_command, json="print the report as JSON")
 
     group = add_group(commands, "data", "datasets: data/<name>.json")
@@ -327,17 +389,22 @@ def register(commands: Commands) -> None:
 
     group = add_group(commands, "tool", "tools the agent calls")
     _command(group, "list", "list the bound tools", tool_list_command)
-    p = _command(group, "add", "scaffold a tool and register it (silo-format §12.5)", tool_add)
+    p = _command(group, "add", "scaffold a tool and register it", tool_add)
     p.add_argument("name", help="tool name")
     p.add_argument("--description", metavar="TEXT",
                    help='what the agent is told the tool does (default: "TODO: describe what <name> does.")')
     p.add_argument("--state", metavar="T", help="the State type to annotate (default: found in state.py)")
+    p = _command(group, "remove", "unregister a tool, and delete the module tool add wrote for it", tool_remove)
+    p.add_argument("name", help="tool name")
 
     group = add_group(commands, "verifier", "verifiers that grade the tasks")
     _command(group, "list", "list the verifiers", verifier_list)
-    p = _command(group, "add", "scaffold a verifier and register it (silo-format §12.5)", verifier_add)
+    p = _command(group, "add", "scaffold a verifier and register it", verifier_add)
     p.add_argument("id", help="verifier id")
     p.add_argument("--task", metavar="T", required=True, help="the id of the task it grades")
     p.add_argument("--name", metavar="TEXT",
                    help='what the verifier proves (default: "TODO: name what <id> proves.")')
     p.add_argument("--state", metavar="T", help="the State type to annotate (default: found in state.py)")
+    p = _command(group, "remove", "unregister a verifier, and delete the module verifier add wrote for it",
+                 verifier_remove)
+    p.add_argument("id", help="verifier id")

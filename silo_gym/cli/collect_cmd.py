@@ -51,8 +51,9 @@ from ..data import BACKENDS, preference_pairs, write
 from ..data.io import FORMATS, check_format_libraries
 from ..data.local_backend import CollectCounters
 from ..data.stream import STREAM_FILE, ResumeError, collect_jsonl
-from ..loader import find_environment
+from ..loader import TASK_ID_CUTOFF, find_environment
 from ..rounding import to_fixed
+from ..suggest import did_you_mean
 from .model_policy import add_model_flags, check_model_server, is_model_spec, model_policy_factory
 from .parser import Commands, UsageError, count, non_negative, number_above_zero, whole_number
 from .progress import CollectProgress, report_interruption
@@ -136,8 +137,11 @@ def collect_command(args: argparse.Namespace) -> int:
 
         for env_id in ids:
             if env_id not in gym.registry:
-                raise UsageError(f'Unknown task "{env_id[len("silo/" + env_name) + 1:]}" for environment '
-                                 f'"{env_name}" (no Gymnasium id {env_id}).')
+                asked = env_id[len("silo/" + env_name) + 1:]
+                known = [spec.kwargs["task_id"] for spec in gym.registry.values()
+                         if spec.kwargs.get("environment") == env_name.lower() and spec.kwargs.get("task_id")]
+                raise UsageError(f'Unknown task "{asked}" for environment "{env_name}" (no Gymnasium id {env_id}).'
+                                 + did_you_mean(asked, known, TASK_ID_CUTOFF))
 
     counters = CollectCounters()
     progress_bar = None

@@ -167,7 +167,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
 def register(commands: Commands) -> None:
     """``silo-gym eval`` and ``silo-gym eval compare``."""
-    about = "evaluate a policy: pass@k, pass^k, mean reward, tool-call health, cost, baselines (eval.json)"
+    about = "evaluate a policy: pass@k, pass^k, reward, tool-call health, cost, baselines"
     p, sub = add_command_with_subcommands(commands, "eval", about)
     p.add_argument("--env", metavar="E", required=True, help="environment name")
     p.add_argument("--policy", metavar="POLICY", required=True,
@@ -200,7 +200,7 @@ def register(commands: Commands) -> None:
     add_model_flags(p)
     p.set_defaults(handler=eval_command)
 
-    about = "compare two evaluations task by task: regressions and improvements, with significance tests"
+    about = "compare two evaluations task by task, with significance tests"
     c = sub.add_parser("compare", help=about, description=about)
     c.add_argument("a", metavar="A", help="the baseline evaluation: a directory or its eval.json")
     c.add_argument("b", metavar="B", help="the evaluation compared with it")

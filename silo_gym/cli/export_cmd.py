@@ -9,9 +9,9 @@ import sys
 from .parser import Commands, UsageError, add_group, directory, non_negative
 
 _HELP = {
-    "openenv": "an installable OpenEnv package: openenv.yaml, models, client, server/app.py, Dockerfile, README",
-    "verifiers": "a verifiers v1 taskset package (Environments Hub): one Taskset, a Toolset per rollout",
-    "nemo-gym": "a NeMo Gym resources server: GymnasiumServer app, config, example rows, manifest, tests",
+    "openenv": "write an installable OpenEnv package (server, client, openenv.yaml, Dockerfile)",
+    "verifiers": "write a verifiers v1 taskset package for the Environments Hub",
+    "nemo-gym": "write a NeMo Gym resources server (app, config, example rows, manifest)",
 }
 
 

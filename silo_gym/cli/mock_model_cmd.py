@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import sys
 
+from .listen import listen_error
 from .parser import Commands, UsageError, at_least_zero, whole_number
 
 __all__ = ["mock_model_command", "register"]
@@ -60,13 +61,19 @@ def mock_model_command(args: argparse.Namespace) -> int:
             await server.stop_on_loop()
 
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve())
+        try:
+            asyncio.run(serve())
+        except OSError as exc:
+            refused = listen_error(exc, args.host, args.port)
+            if refused is None:
+                raise
+            raise refused from None
     return 0
 
 
 def register(commands: Commands) -> None:
     """``silo-gym mock-model``."""
-    about = "serve a scripted model (OpenAI Chat/Responses and Anthropic Messages) for tests and benchmarks"
+    about = "serve a scripted model (OpenAI and Anthropic APIs) for tests and benchmarks"
     p = commands.add_parser("mock-model", help=about, description=about)
     p.add_argument("--port", metavar="PORT", type=_port, default=8000, help="port to listen on (0: a free one)")
     p.add_argument("--host", metavar="HOST", default="127.0.0.1", help="address to listen on")

@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from ..suggest import did_you_mean
+
 __all__ = [
     "Commands",
     "CommandParser",
@@ -232,7 +234,7 @@ class CommandParser(argparse.ArgumentParser):
             name, eq, value = token.partition("=")
             action = self.flag_actions.get(name)
             if action is None:
-                raise FlagError(f"Unknown flag {name} for {self.prog}.")
+                raise FlagError(f"Unknown flag {name} for {self.prog}.{did_you_mean(name, self.flag_actions, 0.6)}")
             if action.nargs == 0:
                 if not eq and i < len(tokens) and tokens[i] in ("true", "false"):
                     value, eq = tokens[i], "="

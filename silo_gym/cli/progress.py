@@ -3,6 +3,8 @@ episodes per second and mean reward (issue 11). Shown on stderr when it is a ter
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from typing import Any
@@ -48,13 +50,21 @@ class CollectProgress:
 def report_interruption(exc: KeyboardInterrupt, bar: CollectProgress | None, stream: str, finished: str,
                         work: str) -> int:
     """After Ctrl-C or SIGTERM stopped a collection: close ``bar`` (closing again later does
-    nothing), say on stderr that the ``finished`` rows are in ``stream`` and that ``--resume``
-    finishes the ``work``; returns the exit code, 128 + the signal number."""
+    nothing) and say on stderr what it left: where the collection had begun (its record lies
+    beside ``stream``), that the ``finished`` rows are in ``stream`` and that ``--resume`` finishes
+    the ``work``; before that (the policy still loading, say), that nothing was written. Returns
+    the exit code, 128 + the signal number: the collection's own signal, the command line's
+    SIGTERM (``Terminated.signum``, raised outside the collection's handler), else SIGINT."""
     from ..data.local_backend import CollectionInterrupted
+    from ..data.stream import MANIFEST
 
     if bar is not None:
         bar.close()
-    signum = exc.signum if isinstance(exc, CollectionInterrupted) else 2
-    sys.stderr.write(f"Interrupted: the finished {finished} are in {stream}; run the same command with --resume to "
-                     f"finish the {work}.\n")
-    return 128 + signum
+    signum = exc.signum if isinstance(exc, CollectionInterrupted) else getattr(exc, "signum", None)
+    out = os.path.dirname(stream) or "."
+    if not os.path.isfile(os.path.join(out, MANIFEST)):
+        sys.stderr.write(f"Interrupted before the {work} began; nothing was written to {out}.\n")
+    else:
+        sys.stderr.write(f"Interrupted: the finished {finished} are in {stream}; run the same command with --resume "
+                         f"to finish the {work}.\n")
+    return 128 + (int(signum) if isinstance(signum, int) else int(signal.SIGINT))

@@ -27,13 +27,13 @@ def regrade_command(args: argparse.Namespace) -> int:
 
 def register(commands: Commands) -> None:
     """``silo-gym replay`` and ``silo-gym regrade``."""
-    about = "re-execute a run on a fresh world and prove result.json and state-diff.json byte-identical"
+    about = "re-execute a run and prove its result.json and state-diff.json byte-identical"
     p = commands.add_parser("replay", help=about, description=about)
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     p.add_argument("--force", action="store_true", help="replay even when the environment's hash changed")
     p.set_defaults(handler=replay_command)
 
-    about = "grade a run's replayed world with today's verifier; write the new result.json and what changed"
+    about = "grade a run's replayed world with today's verifier and write what changed"
     p = commands.add_parser("regrade", help=about, description=about)
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     p.add_argument("--out", metavar="DIR", type=directory, default=None, help="where the new files go (default RUN_DIR/regrade)")

@@ -58,11 +58,46 @@ def _reward_text(reward: float | None) -> str:
     return "none" if reward is None else to_fixed(reward, 2)
 
 
-def format_single_run(r: RunResult) -> str:
+def _agent_traceback(r: RunResult) -> str | None:
+    """The traceback the trace's ``run_end`` holds when the agent raised (our rule), else None."""
+    return next((e.get("traceback") for e in r.trace if e.get("type") == "run_end"), None) or None
+
+
+def _raised_type(traceback_text: str, error: str) -> str | None:
+    """The type of the exception at the end of a formatted traceback whose text is ``error`` (the
+    run's error is ``str(exc)``, or the type's name when that is empty: silo-format §5.3), or None
+    when the traceback does not end with it."""
+    body = traceback_text.rstrip("\n")
+    if body.endswith(": " + error):
+        name = body[: -len(error) - 2].rsplit("\n", 1)[-1]
+        if name and not name[0].isspace() and " " not in name:
+            return name
+    if body.rsplit("\n", 1)[-1] == error:  # an exception with no text: the type alone
+        return error
+    return None
+
+
+def _error_lines(r: RunResult, error: str, verbose: bool) -> list[str]:
+    """``Error:`` of the report. An exception the agent raised (a traceback in ``run_end``; a
+    limit's ``RunLimitError`` passed through is the limit's message) is shown with its type, and
+    without ``verbose`` a line says how to see its traceback."""
+    tb = _agent_traceback(r)
+    name = _raised_type(tb, error) if tb is not None else None
+    if name is None or name.rsplit(".", 1)[-1] == "RunLimitError":
+        return [_line("Error", error)]
+    lines = [_line("Error", error if name == error else f"{name}: {error}")]
+    if not verbose:
+        lines.append(" " * 13 + "(the agent raised this; run with --verbose for its traceback)")
+    return lines
+
+
+def format_single_run(r: RunResult, verbose: bool = False) -> str:
     """The single-run text report of silo-format §10.3.
 
     A run that was not graded (a tool call still running at deadline + grace, §5.3 amended)
-    shows ``Result: UNGRADED`` and ``Reward: none``, and no check counts.
+    shows ``Result: UNGRADED`` and ``Reward: none``, and no check counts. When the agent raised,
+    ``Error:`` names the exception's type beside its text (``KeyError: 'users'``, not ``'users'``)
+    and, unless ``verbose`` (which prints the traceback), says how to see the traceback.
     """
     res = r.result
     calls, errors, reason = _calls(r)
@@ -84,7 +119,7 @@ def format_single_run(r: RunResult) -> str:
     if reason != "completed":
         lines.append(_line("Ended early", reason))
     if r.error is not None:
-        lines.append(_line("Error", r.error))
+        lines += _error_lines(r, r.error, verbose)
     if res is not None and res["failedRequired"]:
         lines.append("Failed:")
         lines += [f"  - {label}".translate(_CONTROL) for label in res["failedRequired"]]
@@ -175,12 +210,12 @@ def run_command(args: argparse.Namespace) -> int:
     if as_json:
         sys.stdout.write(dumps_pretty(summary))
     elif runs == 1:
-        sys.stdout.write(format_single_run(results[0]))
+        sys.stdout.write(format_single_run(results[0], verbose=args.verbose))
     else:
         sys.stdout.write(format_summary(summary, results))
     if args.verbose:
         for r in results:
-            tb = next((e.get("traceback") for e in r.trace if e.get("type") == "run_end"), None)
+            tb = _agent_traceback(r)
             if tb:
                 sys.stderr.write(f"Agent traceback ({r.run.get('runId')}):\n{tb}")
     return 0 if all(r.passed for r in results) else 1
@@ -189,7 +224,7 @@ def run_command(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _tool_tracebacks(verbose: bool) -> Iterator[None]:
     """With ``--verbose``, print the traceback of every tool that raised something other than a
-    ``ToolError`` (the agent saw only its message as ``invalid_state``) to stderr."""
+    ``ToolError`` (the agent saw only its type and message, as ``tool_crashed``) to stderr."""
     if not verbose:
         yield
         return
@@ -251,7 +286,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(handler=list_command)
 
-    about = "play an agent on a task, grade it and save the run (silo-format §10.3)"
+    about = "play an agent on a task, grade it and save the run"
     p = commands.add_parser("run", help=about, description=about)
     p.add_argument("--env", metavar="E", required=True, help="environment name")
     p.add_argument("--task", metavar="T", required=True, help="task id")

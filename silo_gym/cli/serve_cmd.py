@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import argparse
 
+from .listen import listen_error
 from .parser import Commands, non_negative
 
 
 def serve_command(args: argparse.Namespace) -> int:
     from ..serve.command import serve  # the MCP SDK is imported only when serving
 
-    return serve(args.env, args.task, transport=args.transport, host=args.host, port=args.port,
-                 runs_dir=args.runs_dir, max_tool_calls=args.max_tool_calls, timeout_ms=args.timeout_ms,
-                 variant=args.variant)
+    try:
+        return serve(args.env, args.task, transport=args.transport, host=args.host, port=args.port,
+                     runs_dir=args.runs_dir, max_tool_calls=args.max_tool_calls, timeout_ms=args.timeout_ms,
+                     variant=args.variant)
+    except OSError as exc:
+        refused = listen_error(exc, args.host, args.port) if args.transport == "http" else None
+        if refused is None:
+            raise
+        raise refused from None
 
 
 def _port(text: str) -> int:
@@ -24,7 +31,7 @@ def _port(text: str) -> int:
 
 def register(commands: Commands) -> None:
     """``silo-gym serve``."""
-    about = "serve a task to MCP clients: one recorded episode per client session (extra silo-gym[mcp])"
+    about = "serve a task over MCP, one recorded episode per client session (extra mcp)"
     p = commands.add_parser("serve", help=about, description=about)
     p.add_argument("--env", metavar="E", required=True, help="environment name")
     p.add_argument("--task", metavar="T", required=True, help="task id")

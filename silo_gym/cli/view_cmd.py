@@ -18,7 +18,7 @@ def view_command(args: argparse.Namespace) -> int:
 
 def register(commands: Commands) -> None:
     """``silo-gym view``."""
-    about = "write a static HTML report of runs: index, reward chart, timelines, checks, state diffs"
+    about = "write a static HTML report of runs: index, rewards, timelines, checks, diffs"
     p = commands.add_parser("view", help=about, description=about)
     p.add_argument("runs_dir", metavar="RUNS_DIR", help="a directory of run directories, or one run directory")
     p.add_argument("--out", metavar="DIR", type=directory, default=None, help="where the report goes (default RUNS_DIR/view)")

@@ -959,9 +959,16 @@ def _ordered(
 
 def _with_progress(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]],
                    progress: Callable[[dict[str, Any]], None]) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
-    for item in source:
-        progress(item[1])
-        yield item
+    """``source`` with ``progress(row)`` called for each row; closing this iterator early (or an
+    error in ``progress``) closes ``source`` too, which stops its episodes in flight."""
+    try:
+        for item in source:
+            progress(item[1])
+            yield item
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
 
 
 def iter_collect(

@@ -38,10 +38,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import gymnasium as gym
-from skyrl_gym import Env as SkyRLEnv
-from skyrl_gym import register as skyrl_register
-from skyrl_gym import registry as skyrl_registry
-from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
+
+from ..extras import missing_extra
+
+try:
+    from skyrl_gym import Env as SkyRLEnv
+    from skyrl_gym import register as skyrl_register
+    from skyrl_gym import registry as skyrl_registry
+    from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
+except ModuleNotFoundError as _missing:
+    raise missing_extra(_missing, "silo_gym.integrations.skyrl", "skyrl") from _missing
 
 from ..llm.text_protocol import TextProtocolPolicy, format_tool_results, parse_reply
 from ..wrappers.record import RecordRun

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import os
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Literal
@@ -67,6 +68,10 @@ def serve(
     stop = _Stop(silo)
     if transport == "stdio":
         serving: Callable[[], Awaitable[None]] = functools.partial(serve_stdio, silo)
+        # stdout carries the protocol; stderr tells a person at a terminal what is going on
+        sys.stderr.write(f"Serving task {task_id} of {environment} over MCP stdio: waiting for a client on "
+                         f"stdin (sessions are recorded in {settings.runs_dir}; Ctrl-C stops).\n")
+        sys.stderr.flush()
     else:
         serving = functools.partial(serve_http, silo, host=host, port=port, ready=announce_to_stderr)
     with stop.on_signals():

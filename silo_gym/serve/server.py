@@ -32,15 +32,20 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-import anyio
-import anyio.from_thread
-import anyio.lowlevel
-import anyio.to_thread
-import mcp_types as types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel.server import Server
-from mcp.shared.exceptions import MCPError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from ..extras import missing_extra
+
+try:
+    import anyio
+    import anyio.from_thread
+    import anyio.lowlevel
+    import anyio.to_thread
+    import mcp_types as types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel.server import Server
+    from mcp.shared.exceptions import MCPError
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+except ModuleNotFoundError as _missing:
+    raise missing_extra(_missing, "silo_gym.serve.server", "mcp") from _missing
 
 from .. import __version__
 from ..jsonfmt import dumps_compact

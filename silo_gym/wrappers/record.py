@@ -108,10 +108,11 @@ class _RunWriter:
     mid-write can leave only the last line torn, which :func:`silo_gym.trace.read_trace` reports).
     """
 
-    __slots__ = ("run_dir", "_fd", "_size")
+    __slots__ = ("run_dir", "run_id", "_fd", "_size")
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, run_id: str) -> None:
         self.run_dir = run_dir
+        self.run_id = run_id
         self._fd: int | None = os.open(run_dir / "trace.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._size = 0  # bytes of whole lines written
 
@@ -123,6 +124,10 @@ class _RunWriter:
         if kind == "episode_discarded":  # an episode that received no action (SiloEnv.close)
             self.discard()
             return
+        if kind == "run_start" and event["runId"] != self.run_id:
+            # Another RecordRun around the same env records this episode too, and the episode
+            # carries its id: each run directory's files name their own run.
+            event = {**event, "runId": self.run_id}
         line = dumps_compact_bytes(event) if type(event) is not FloatFreeEvent else _fast_line(event)
         if self._fd is not None:
             self._append(line + b"\n")
@@ -159,7 +164,10 @@ class _RunWriter:
                 write_atomic(self.run_dir / "state-diff.json", dumps_pretty_bytes(note["stateDiff"]))
             if note["result"] is not None:
                 write_atomic(self.run_dir / "result.json", dumps_pretty_bytes(note["result"]))
-            write_atomic(self.run_dir / "run.json", dumps_pretty_bytes(note["run"]))
+            run = note["run"]
+            if run["runId"] != self.run_id:  # as for run_start, above
+                run = {**run, "runId": self.run_id}
+            write_atomic(self.run_dir / "run.json", dumps_pretty_bytes(run))
         finally:
             self.close()
 
@@ -211,7 +219,7 @@ class RecordRun(gym.Wrapper[str, Any, str, Any], gym.utils.RecordConstructorArgs
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         run_id, run_dir = create_run_dir(self.runs_dir, self.journal)
         try:
-            writer = _RunWriter(run_dir)
+            writer = _RunWriter(run_dir, run_id)
         except BaseException:
             shutil.rmtree(run_dir, ignore_errors=True)
             raise

@@ -439,7 +439,10 @@ def test_verifier_add_and_list_cli(project: Path, cli) -> None:
     cli("init", "shop")
     assert cli("verifier", "list", "--env", "shop") == (0, "No verifiers.\n", "")
     assert cli("verifier", "add", "VER-001", "--env", "shop", "--task", "TASK-001") == (
-        0, "Created verifiers/ver_001.py and registered ver_001 in verifiers/__init__.py\n", "")
+        0, "Created verifiers/ver_001.py and registered ver_001 in verifiers/__init__.py\n"
+           'warning: Task "TASK-001" does not exist in environment "shop"; "env validate" reports verifier_orphan '
+           'until it does. Add it with "silo-gym task add TASK-001 --env shop --verifier VER-001 --title ... '
+           '--instruction ...".\n', "")
     env_dir = project / ".silo/environments/shop"
     assert (env_dir / "verifiers/ver_001.py").read_text() == (
         '"""Verifier VER-001 for task TASK-001."""\n'
@@ -474,8 +477,12 @@ def test_verifier_add_and_list_cli(project: Path, cli) -> None:
     )
     code, out, _ = cli("verifier", "add", "VER-002", "--env", "shop", "--task", "TASK-002", "--name", "Two",
                        "--json")
-    assert json.loads(out) == {"ok": True, "action": "add", "id": "VER-002", "created": "verifiers/ver_002.py",
-                               "registeredIn": "verifiers/__init__.py", "identifier": "ver_002"}
+    payload = json.loads(out)
+    assert payload.pop("warnings") == [  # no task TASK-002 yet: said at once, in the JSON too
+        'Task "TASK-002" does not exist in environment "shop"; "env validate" reports verifier_orphan until it '
+        'does. Add it with "silo-gym task add TASK-002 --env shop --verifier VER-002 --title ... --instruction ...".']
+    assert payload == {"ok": True, "action": "add", "id": "VER-002", "created": "verifiers/ver_002.py",
+                       "registeredIn": "verifiers/__init__.py", "identifier": "ver_002"}
     assert cli("verifier", "list", "--env", "shop") == (
         0, "VER-001\tTASK-001\tTODO: name what VER-001 proves.\nVER-002\tTASK-002\tTwo\n", "")
     code, out, _ = cli("verifier", "list", "--env", "shop", "--json")
@@ -585,7 +592,7 @@ def test_cli_values_that_look_like_flags_and_flags_it_does_not_know(project: Pat
     before = snapshot(project)
     code, out, err = cli("tool", "add", "pang", "--env", "shop", "--descripton", "Typo.")
     assert (code, out) == (1, "")
-    assert err.startswith("error: Unknown flag --descripton for silo-gym tool add.\n"
+    assert err.startswith('error: Unknown flag --descripton for silo-gym tool add. Did you mean "--description"?\n'
                           "usage: silo-gym tool add [-h] --env E [--json] [--description TEXT] [--state T] name\n")
     code, _, err = cli("verifier", "add", "VER-001", "--env", "shop", "--task")
     assert err.startswith("error: --task needs a value.\nusage: silo-gym verifier add [-h] --env E [--json] --task T")

@@ -208,17 +208,24 @@ def test_task_cli(project: Path, cli) -> None:
     assert cli("task", "list", "--env", "shop") == (0, "No tasks.\n", "")
     assert cli("task", "list", "--env", "shop", "--json") == (0, "[]\n", "")
     assert cli("task", "add", "TASK-001", "--env", "shop", "--title", "Ship O-1", "--instruction", "Ship it.",
-               "--verifier", "VER-001", "--entities", " O-1, ,O-2,") == (0, "Created tasks/TASK-001.json\n", "")
+               "--verifier", "VER-001", "--entities", " O-1, ,O-2,") == (
+        0, "Created tasks/TASK-001.json\n"
+           'warning: Verifier "VER-001" is not registered in environment "shop"; "env validate" reports '
+           'task_verifier_unresolved until it is. Scaffold it with "silo-gym verifier add VER-001 --env shop '
+           '--task TASK-001".\n', "")
     code, out, _ = cli("task", "add", "--id", "TASK-002", "--env", "shop", "--title", "Count",
                        "--instruction", "How many?", "--verifier", "VER-002", "--difficulty", "hard", "--json")
     assert code == 0
     payload = json.loads(out)
-    assert list(payload) == ["ok", "action", "task", "file"]
+    assert list(payload) == ["ok", "action", "task", "file", "warnings"]  # VER-002 is not registered
     assert payload == {
         "ok": True, "action": "add",
         "task": {"id": "TASK-002", "title": "Count", "instruction": "How many?", "verifierId": "VER-002",
                  "difficulty": "hard", "entities": []},
         "file": "tasks/TASK-002.json",
+        "warnings": ['Verifier "VER-002" is not registered in environment "shop"; "env validate" reports '
+                     'task_verifier_unresolved until it is. Scaffold it with "silo-gym verifier add VER-002 --env '
+                     'shop --task TASK-002".'],
     }
     assert cli("task", "list", "--env", "shop") == (
         0, "TASK-001\tunspecified\tVER-001\tShip O-1\nTASK-002\thard\tVER-002\tCount\n", "")
@@ -241,6 +248,9 @@ def test_task_cli(project: Path, cli) -> None:
         "task": {"id": "TASK-001", "title": "New", "instruction": "Do.", "verifierId": "VER-009",
                  "difficulty": "easy", "entities": []},
         "file": "tasks/TASK-001.json",
+        "warnings": ['Verifier "VER-009" is not registered in environment "shop"; "env validate" reports '
+                     'task_verifier_unresolved until it is. Scaffold it with "silo-gym verifier add VER-009 --env '
+                     'shop --task TASK-001".'],
     }
     code, out, _ = cli("task", "remove", "TASK-002", "--env", "shop", "--json")
     assert json.loads(out) == {"ok": True, "action": "remove", "id": "TASK-002", "file": "tasks/TASK-002.json"}

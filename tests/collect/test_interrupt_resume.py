@@ -56,6 +56,7 @@ def _strip(rows):
     return [{k: v for k, v in r.items() if k != "run_id"} for r in rows]
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_then_resume(server, tmp_path, sig, code):
     out, runs = tmp_path / "out", tmp_path / "runs"

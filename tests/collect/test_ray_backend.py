@@ -32,7 +32,8 @@ from silo_gym.llm import ChatPolicy
 from . import _helpers
 from ._helpers import SOLVER_PATH, plan_chat
 
-pytestmark = pytest.mark.xdist_group("ray")  # one cluster per xdist worker at most (--dist loadgroup)
+# one cluster per xdist worker at most (--dist loadgroup); starting one is slow (make test-fast skips it)
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.slow]
 
 DEMO = ["silo/demo"]  # 6 tasks
 HELPERS_PATH = Path(_helpers.__file__).resolve()

@@ -13,6 +13,7 @@ and updated as the tools change it. Three kinds of evidence that no output chang
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import random
 import sys
@@ -34,7 +35,7 @@ def demo():
 
 @pytest.fixture(scope="module")
 def index(demo):
-    return sys.modules[demo.__name__ + ".tools.index"]
+    return importlib.import_module(demo.__name__ + ".tools.index")  # also after a later fresh load
 
 
 @pytest.fixture(scope="module")

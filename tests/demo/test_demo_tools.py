@@ -7,7 +7,7 @@ plans of TASK-001..003 leave behind (§10).
 
 from __future__ import annotations
 
-import sys
+import importlib
 from typing import Any
 
 import pytest
@@ -24,7 +24,7 @@ def demo():
 
 @pytest.fixture(scope="module")
 def contract(demo):
-    return sys.modules[demo.__name__ + ".tools.contract"]
+    return importlib.import_module(demo.__name__ + ".tools.contract")  # also after a later fresh load
 
 
 class World:

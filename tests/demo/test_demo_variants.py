@@ -300,6 +300,7 @@ def play(env, policy=None, actions=None, options=None):
     return reward, start[1], info, start[0], world, steps
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_a_thousand_variants_of_each_task(solver, task_id):
     import gymnasium as gym

@@ -14,6 +14,8 @@ pytest.importorskip("trl")
 pytest.importorskip("torch")
 
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this module out (README, "Developing")
+
 def test_the_grpo_example_prints_a_mean_reward_per_step_and_records_runs(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     proc = subprocess.run(

@@ -27,7 +27,10 @@ from silo_gym.integrations import trl as silo_trl  # noqa: E402
 
 from ._helpers import load_solver, load_training_example  # noqa: E402
 
+pytestmark = pytest.mark.slow  # make test-fast leaves this module out (README, "Developing")
+
 #: The tiny model, tokenizer, chat template and CPU settings come from the example.
+
 EXAMPLE = load_training_example()
 
 TASKS = ["silo/demo-TASK-005", "silo/demo-TASK-006"]

@@ -8,7 +8,7 @@ import json
 import gymnasium as gym
 import pytest
 
-from silo_gym.llm import ChatPolicy, ModelReply
+from silo_gym.llm import ChatPolicy, ModelReply, RetryPolicy
 
 from ._scripted import ensure_test_env
 
@@ -184,14 +184,34 @@ def test_truncation_mid_turn_drops_the_rest_of_the_turn(orders):
 
 
 def test_model_exception_aborts_the_episode_and_propagates(orders):
+    calls = []
+
     def broken(messages, tools):
+        calls.append(1)
         raise ConnectionError("server down")
 
     env = orders()
+    # A connection error is transient: retried (a fast policy here; the default backs off for
+    # about 24 s in all), then it propagates and the episode ends as agent_error.
     with pytest.raises(ConnectionError):
-        ChatPolicy(broken).run_episode(env, seed=0)
+        ChatPolicy(broken, retry=RetryPolicy(max_retries=2, initial_delay_s=0.001)).run_episode(env, seed=0)
+    assert len(calls) == 3
     episode = env.unwrapped.episode
     assert episode.done and episode.end.reason == "agent_error" and episode.end.error == "server down"
+
+
+def test_a_permanent_model_exception_is_not_retried(orders):
+    calls = []
+
+    def broken(messages, tools):
+        calls.append(1)
+        raise ValueError("bad request")
+
+    env = orders()
+    with pytest.raises(ValueError):
+        ChatPolicy(broken).run_episode(env, seed=0)  # the default policy: nothing to wait for
+    assert len(calls) == 1
+    assert env.unwrapped.episode.end.reason == "agent_error"
 
 
 def test_model_reply_wrapper_and_sdk_style_message(orders):

@@ -3,6 +3,7 @@ silo_gym's own loader (a fresh private package per load); the solver by path."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import pathlib
 import sys
@@ -23,8 +24,9 @@ def load_project() -> ModuleType:
 
 
 def submodule(env: ModuleType, name: str) -> ModuleType:
-    """``env``'s submodule ``name`` (for example ``"state"`` or ``"tools.contract"``)."""
-    return sys.modules[f"{env.__name__}.{name}"]
+    """``env``'s submodule ``name`` (for example ``"state"`` or ``"tools.contract"``), imported by
+    name: a load that a later fresh load superseded is no longer in ``sys.modules`` until imported."""
+    return importlib.import_module(f"{env.__name__}.{name}")
 
 
 def load_solver() -> ModuleType:

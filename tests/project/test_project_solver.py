@@ -195,6 +195,7 @@ def test_policy_repeats_its_answer_and_survives_bad_observations(solver):
 # Variants: the solver everywhere, a blind replay almost nowhere
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_solver_scores_1_and_a_blind_replay_fails_on_1000_variants(env, solver, task_id):
     """Each variant ``k`` from 0 whose world meets the task's preconditions is played twice: by the

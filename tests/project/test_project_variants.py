@@ -90,6 +90,7 @@ def test_generating_variants_leaves_the_canonical_world_alone(env, sample):
     assert orjson.dumps(env.create_state(None)) not in set(sample.values())
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 def test_the_same_world_in_another_process(sample):
     child = textwrap.dedent(f"""
         import hashlib, sys

@@ -22,6 +22,7 @@ import math
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -240,6 +241,7 @@ def reference_silo_pass(schema: Any, value: Any) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # make test-fast leaves it out (README, "Developing")
 @SETTINGS
 @given(schema=root_schemas(), value=instances)
 def test_decision_equals_jsonschema(schema: dict[str, Any], value: Any) -> None:

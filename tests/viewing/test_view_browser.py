@@ -1,11 +1,14 @@
 """The run viewer's pages in real headless Chromium (Debian's ``chromium`` + ``chromedriver``,
-installed by ``.ci/run``): DOM assertions, no console errors, no agent script ever runs.
+which ``make test`` installs through ``scripts/ensure_browser.sh``; ``SILO_GYM_CHROMIUM`` and
+``SILO_GYM_CHROMEDRIVER`` point elsewhere): DOM assertions, no console errors, no agent script
+ever runs.
 
 Screenshots are kept under the session's temporary directory (the path is printed)."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,8 +28,8 @@ from silo_gym.view import ViewResult, build_view  # noqa: E402
 
 from .runs import HOSTILE, Runs, make_runs  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM = os.environ.get("SILO_GYM_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("SILO_GYM_CHROMEDRIVER", "/usr/bin/chromedriver")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--window-size=1280,1600"]
@@ -42,7 +45,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Runs, ViewResult]:
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
     missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not Path(path).is_file()]
     if missing:
-        message = f"{', '.join(missing)} not installed: apt-get install chromium chromium-driver (.ci/run does)"
+        message = f"{', '.join(missing)} not installed: run sh scripts/ensure_browser.sh (make test does)"
         if REQUIRE_EXTRAS:
             pytest.fail(message)
         pytest.skip(message)
