@@ -41,13 +41,13 @@ MAX_INDEXES = 64
 
 
 def _link_of(record: dict[str, Any], field: str) -> Hashable:
-    """A record's link value: ``record[field]``, or for a dotted path such as ``relatedTo.id``
-    the value found by following each key in turn."""
-    if "." not in field:
-        return record[field]
+    """A record's link value: ``record[field]`` (for a dotted path such as ``relatedTo.id``, each
+    key in turn); a value that is an object (a reference ``{"type", "id"}``) counts by its ``id``."""
     value: Any = record
-    for key in field.split("."):
+    for key in field.split(".") if "." in field else (field,):
         value = value[key]
+    if type(value) is dict:
+        return value["id"]
     return value
 
 
@@ -109,6 +109,8 @@ class _Index:
             dotted = "." in field
             for key, record in records.items():  # once per world and field: keep the loop lean
                 value = _link_of(record, field) if dotted else record[field]
+                if type(value) is dict:
+                    value = value["id"]
                 bucket = get(value)
                 if bucket is None:
                     found[value] = [key]
@@ -146,8 +148,8 @@ def ordered_ids(records: Records) -> list[str]:
 
 
 def linked_ids(records: Records, field: str, value: Hashable) -> list[str]:
-    """The ids of the records whose ``field`` (a key, or a dotted path such as ``relatedTo.id``)
-    equals ``value``, in the collection's order (a new list)."""
+    """The ids of the records whose ``field`` (a key, or a dotted path such as ``relatedTo.id``;
+    an object value counts by its ``id``) equals ``value``, in the collection's order (a new list)."""
     index = _index(records)
     keys = index.buckets(records, field).get(value, [])
     for key in keys:
