@@ -6,7 +6,7 @@ from typing import Any
 
 from silo_gym import ToolError, define_tool
 
-from ..state import State, is_done, load_for, members_for_team, next_id, work_items_for_assignee
+from ..state import MEMBERS, State, is_done, load_for, members_for_team, next_id, work_items_for_assignee
 from .contract import (
     actor_prop,
     boolean_prop,
@@ -192,7 +192,7 @@ def _update_member(state: State, args: Args) -> Any:
         member["weeklyCapacityPoints"] = capacity
     if team_id is not None:
         require_team(state, team_id)  # refused after the writes above (§6.6)
-        member["teamId"] = team_id
+        MEMBERS.set_link(state, member, "teamId", team_id)
     audit(state, acting, "update_member", "member", member["id"], f"Updated {member['name']}.")
     return {"updated": member_summary(state, member)}
 

@@ -8,6 +8,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import (
+    WORK_ITEMS,
     State,
     hours_on_work_item,
     is_blocked,
@@ -350,6 +351,7 @@ def _assign_work_item(state: State, args: Args) -> Any:
     assert_within_capacity(state, assignee, item["estimatePoints"])
     previous = item["assigneeId"]
     item["assigneeId"] = assignee["id"]
+    WORK_ITEMS.relinked(state, item["id"], "assigneeId", previous)
     audit(
         state,
         acting,
@@ -386,7 +388,7 @@ def _unassign_work_item(state: State, args: Args) -> Any:
     previous = item["assigneeId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} has no assignee.")
-    item["assigneeId"] = None
+    WORK_ITEMS.set_link(state, item, "assigneeId", None)
     audit(state, acting, "unassign_work_item", "work_item", item["id"], f"Unassigned {item['id']} from {previous}.")
     return _updated(state, item)
 
@@ -587,6 +589,7 @@ def _move_work_item_to_sprint(state: State, args: Args) -> Any:
         raise ToolError("not_allowed", f"Sprint {sprint['id']} is completed and cannot take new work.")
     previous = item["sprintId"]
     item["sprintId"] = sprint["id"]
+    WORK_ITEMS.relinked(state, item["id"], "sprintId", previous)
     audit(
         state,
         acting,
@@ -623,7 +626,7 @@ def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
     previous = item["sprintId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} is not in a sprint.")
-    item["sprintId"] = None
+    WORK_ITEMS.set_link(state, item, "sprintId", None)
     audit(
         state, acting, "remove_work_item_from_sprint", "work_item", item["id"], f"Removed {item['id']} from {previous}."
     )
