@@ -164,7 +164,6 @@ State = dict[str, Any]
 Record = dict[str, Any]
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Dates
 
@@ -360,6 +359,8 @@ next_id = kit.next_id  # advance sequences[prefix] (a new prefix is appended) an
 _AUDIT = kit.AuditLog("actorMemberId")
 
 
-def record_audit(state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str) -> None:
+def record_audit(
+    state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str
+) -> None:
     """Append one audit event, stamped with ``now`` and the next ``AUD-`` id (4 digits)."""
     _AUDIT.record(state, actor, action, entity_type, entity_id, detail)

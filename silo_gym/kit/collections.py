@@ -95,6 +95,23 @@ class Collection:
             found.sort()
         return found
 
+    def ids_where(self, state: State, links: Mapping[str, Hashable | None]) -> list[str]:
+        """Ids, in id order, of the records whose link fields equal the given values (a ``None``
+        value is not applied; none given: every id). Served from the smallest bucket, so it costs
+        the bucket, not the collection. The result may be the index's own list: do not change it."""
+        wanted = [(f, v) for f, v in links.items() if v is not None]
+        if not wanted:
+            return self.ids(state)
+        records = state[self.key]
+        buckets = [(index.linked_ids(records, f, v), f) for f, v in wanted]
+        buckets.sort(key=lambda pair: len(pair[0]))
+        ids, _ = buckets[0]
+        for field, value in wanted:
+            if field != buckets[0][1]:
+                ids = [i for i in ids if index.link_of(records[i], field) == value]
+        ids.sort()
+        return ids
+
     def linked(self, state: State, field: str, value: Hashable, *, sort: bool = True) -> list[Record]:
         """The records whose ``field`` equals ``value``, in id order (``sort=False``: insertion
         order)."""

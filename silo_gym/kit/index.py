@@ -32,7 +32,7 @@ from collections.abc import Hashable
 from itertools import islice
 from typing import Any
 
-__all__ = ["MAX_INDEXES", "forget", "indexed", "linked_ids", "ordered_ids", "relinked"]
+__all__ = ["MAX_INDEXES", "forget", "indexed", "link_of", "linked_ids", "ordered_ids", "relinked"]
 
 Records = dict[str, Any]
 
@@ -40,7 +40,7 @@ Records = dict[str, Any]
 MAX_INDEXES = 64
 
 
-def _link_of(record: dict[str, Any], field: str) -> Hashable:
+def link_of(record: dict[str, Any], field: str) -> Hashable:
     """A record's link value: ``record[field]`` (for a dotted path such as ``relatedTo.id``, each
     key in turn); a value that is an object (a reference ``{"type", "id"}``) counts by its ``id``."""
     value: Any = record
@@ -94,7 +94,7 @@ class _Index:
                 insort(ids, key)
             record = records[key]
             for field, buckets in self.links.items():
-                buckets.setdefault(_link_of(record, field), []).append(key)
+                buckets.setdefault(link_of(record, field), []).append(key)
             if self.positions is not None:
                 self.positions[key] = len(self.positions)
         self.count += len(added)
@@ -108,7 +108,7 @@ class _Index:
             get = found.get
             dotted = "." in field
             for key, record in records.items():  # once per world and field: keep the loop lean
-                value = _link_of(record, field) if dotted else record[field]
+                value = link_of(record, field) if dotted else record[field]
                 if type(value) is dict:
                     value = value["id"]
                 bucket = get(value)
@@ -154,7 +154,7 @@ def linked_ids(records: Records, field: str, value: Hashable) -> list[str]:
     keys = index.buckets(records, field).get(value, [])
     for key in keys:
         record = records.get(key)
-        if record is None or _link_of(record, field) != value:
+        if record is None or link_of(record, field) != value:
             # Changed behind the tools' back: index this link again from the records.
             del index.links[field]
             keys = index.buckets(records, field).get(value, [])
@@ -166,7 +166,7 @@ def relinked(records: Records, key: str, field: str, old: Any) -> None:
     """Record that ``records[key][field]`` was just changed from ``old``: the record moves to the
     bucket of its new value. Every change of a link field of an existing record is followed by
     this call (a no-op when no index of that field exists yet)."""
-    value = _link_of(records[key], field)
+    value = link_of(records[key], field)
     found = _indexes.get(id(records))
     if found is None or field not in found.links or old == value:
         return

@@ -7,11 +7,22 @@ also this module's names (``read_string``, ``enum_prop``, ...).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from silo_gym import kit
 
-__all__ = ["ACTOR_DESCRIPTION", "C", "LIMIT_DEFAULT", "LIMIT_MAX", "actor_prop", "paginate", "schema", "state_id_prop"]
+__all__ = [
+    "ACTOR_DESCRIPTION",
+    "C",
+    "LIMIT_DEFAULT",
+    "LIMIT_MAX",
+    "actor_prop",
+    "paginate",
+    "paginate_ids",
+    "schema",
+    "state_id_prop",
+]
 
 C = kit.Contract(
     enum_reads_string=True,
@@ -43,6 +54,13 @@ def state_id_prop(description: str) -> dict[str, Any]:
 def actor_prop() -> dict[str, Any]:
     """``actorMemberId``: the last property of every mutating tool."""
     return C.string_prop(ACTOR_DESCRIPTION)
+
+
+def paginate_ids(
+    ids: Sequence[str], records: dict[str, Any], args: dict[str, Any], project: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """:func:`paginate` over the records ``ids`` names (in the list's order), projecting only the page."""
+    return kit.page_ids(ids, records, args, project, C)
 
 
 def paginate(items: list[Any], args: dict[str, Any]) -> dict[str, Any]:

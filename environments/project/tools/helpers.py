@@ -80,7 +80,9 @@ actor = ACTOR.read  # read ``actorMemberId``; the member must exist and be activ
 
 def assert_assignable(state: State, member_id: str) -> Record:
     """The member must exist and be active to be given work (or lead a team or project)."""
-    return ACTOR.require_active(state, member_id, '{label} "{id}" ({name}) is deactivated and cannot be assigned work.')
+    return ACTOR.require_active(
+        state, member_id, '{label} "{id}" ({name}) is deactivated and cannot be assigned work.'
+    )
 
 
 def assert_within_capacity(state: State, member: Record, extra: int) -> None:

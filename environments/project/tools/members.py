@@ -6,13 +6,22 @@ from typing import Any
 
 from silo_gym import ToolError, define_tool
 
-from ..state import MEMBERS, State, is_done, load_for, members_for_team, next_id, work_items_for_assignee
+from ..state import (
+    MEMBERS,
+    TEAMS,
+    State,
+    is_done,
+    load_for,
+    members_for_team,
+    next_id,
+    work_items_for_assignee,
+)
 from .contract import (
     actor_prop,
     boolean_prop,
     enum_prop,
     integer_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_enum,
@@ -40,10 +49,6 @@ ROLES = ("engineer", "lead", "manager")
 Args = dict[str, Any]
 
 
-def _members_by_id(state: State) -> list[dict[str, Any]]:
-    return sorted(state["members"].values(), key=lambda m: m["id"])
-
-
 # ---------------------------------------------------------------------------------------------
 # Members
 
@@ -53,15 +58,17 @@ def _list_members(state: State, args: Args) -> Any:
     team_id = read_optional_string(args, "teamId")
     active_only = read_boolean(args, "activeOnly")
     over_only = read_boolean(args, "overCapacityOnly")
-    rows = [
-        member_summary(state, m)
-        for m in _members_by_id(state)
-        if (role is None or m["role"] == role)
-        and (team_id is None or m["teamId"] == team_id)
-        and (not active_only or m["active"])
-        and (not over_only or load_for(state, m["id"]) > m["weeklyCapacityPoints"])
-    ]
-    return paginate(rows, args)
+    members = state["members"]
+    ids = MEMBERS.ids_where(state, {"teamId": team_id})
+    if role is not None or active_only or over_only:
+        ids = [
+            k
+            for k in ids
+            if (role is None or members[k]["role"] == role)
+            and (not active_only or members[k]["active"])
+            and (not over_only or load_for(state, k) > members[k]["weeklyCapacityPoints"])
+        ]
+    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
 
 
 list_members = define_tool(
@@ -90,12 +97,11 @@ list_members = define_tool(
 
 def _search_members(state: State, args: Args) -> Any:
     query = read_string(args, "query").lower()
-    rows = [
-        member_summary(state, m)
-        for m in _members_by_id(state)
-        if any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
-    ]
-    return paginate(rows, args)
+    members = state["members"]
+    ids = MEMBERS.select(
+        state, lambda m: any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
+    )
+    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
 
 
 search_members = define_tool(
@@ -127,7 +133,9 @@ get_member = define_tool(
         "Get one member by id with their capacity figures, openWorkItemCount and every work item "
         "assigned to them (finished or not), sorted by id. Read-only."
     ),
-    input_schema=schema({"memberId": string_prop("The member's id, for example MEM-002.")}, required=["memberId"]),
+    input_schema=schema(
+        {"memberId": string_prop("The member's id, for example MEM-002.")}, required=["memberId"]
+    ),
     run=_get_member,
 )
 
@@ -268,7 +276,10 @@ reactivate_member = define_tool(
         "refused. Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"memberId": string_prop("The member returning, for example MEM-002."), "actorMemberId": actor_prop()},
+        {
+            "memberId": string_prop("The member returning, for example MEM-002."),
+            "actorMemberId": actor_prop(),
+        },
         required=["memberId", "actorMemberId"],
     ),
     run=_reactivate_member,
@@ -280,8 +291,7 @@ reactivate_member = define_tool(
 
 
 def _list_teams(state: State, args: Args) -> Any:
-    teams = sorted(state["teams"].values(), key=lambda t: t["id"])
-    return paginate([team_summary(state, t) for t in teams], args)
+    return paginate_ids(TEAMS.ids(state), state["teams"], args, lambda t: team_summary(state, t))
 
 
 list_teams = define_tool(

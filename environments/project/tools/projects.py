@@ -6,12 +6,12 @@ from typing import Any
 
 from silo_gym import ToolError, define_tool
 
-from ..state import State, is_done, next_id, sprints_for_project, work_items_for_project
+from ..state import PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
 from .contract import (
     actor_prop,
     date_prop,
     enum_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_date,
     read_optional_enum,
@@ -39,19 +39,14 @@ OPEN_PROJECT_STATUSES = ("active", "on_hold")
 Args = dict[str, Any]
 
 
-def _projects_by_id(state: State) -> list[dict[str, Any]]:
-    return sorted(state["projects"].values(), key=lambda p: p["id"])
-
-
 def _list_projects(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", PROJECT_STATUSES)
     lead_id = read_optional_string(args, "leadId")
-    rows = [
-        project_summary(state, p)
-        for p in _projects_by_id(state)
-        if (status is None or p["status"] == status) and (lead_id is None or p["leadId"] == lead_id)
-    ]
-    return paginate(rows, args)
+    ids = PROJECTS.select(
+        state,
+        lambda p: (status is None or p["status"] == status) and (lead_id is None or p["leadId"] == lead_id),
+    )
+    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 
 list_projects = define_tool(
@@ -74,12 +69,10 @@ list_projects = define_tool(
 
 def _search_projects(state: State, args: Args) -> Any:
     query = read_string(args, "query").lower()
-    rows = [
-        project_summary(state, p)
-        for p in _projects_by_id(state)
-        if any(v is not None and query in v.lower() for v in (p["id"], p["name"], p["key"]))
-    ]
-    return paginate(rows, args)
+    ids = PROJECTS.select(
+        state, lambda p: any(v is not None and query in v.lower() for v in (p["id"], p["name"], p["key"]))
+    )
+    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 
 search_projects = define_tool(
@@ -107,8 +100,7 @@ def _get_project(state: State, args: Args) -> Any:
 get_project = define_tool(
     name="get_project",
     description=(
-        "Get one project by id with its sprints (by start date) and all of its work items (by id). "
-        "Read-only."
+        "Get one project by id with its sprints (by start date) and all of its work items (by id). Read-only."
     ),
     input_schema=schema(
         {"projectId": string_prop("The project's id, for example PROJ-001.")}, required=["projectId"]
@@ -228,7 +220,10 @@ close_project = define_tool(
         "actorMemberId."
     ),
     input_schema=schema(
-        {"projectId": string_prop("The project to close, for example PROJ-003."), "actorMemberId": actor_prop()},
+        {
+            "projectId": string_prop("The project to close, for example PROJ-003."),
+            "actorMemberId": actor_prop(),
+        },
         required=["projectId", "actorMemberId"],
     ),
     run=_close_project,

@@ -7,6 +7,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool, format_number
 
 from ..state import (
+    TIME_LOGS,
     State,
     hours_on_work_item,
     is_done,
@@ -20,7 +21,7 @@ from .contract import (
     actor_prop,
     date_prop,
     number_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_date,
     read_number,
@@ -99,15 +100,16 @@ def _list_time_logs(state: State, args: Args) -> Any:
         require_work_item(state, item_id)
     if member_id is not None:
         require_member(state, member_id)
-    logs = [
-        t
-        for t in sorted(state["timeLogs"].values(), key=lambda t: t["id"])
-        if (item_id is None or t["workItemId"] == item_id)
-        and (member_id is None or t["memberId"] == member_id)
-        and (start is None or t["date"] >= start)
-        and (end is None or t["date"] <= end)
-    ]
-    page = paginate([time_log_summary(state, t) for t in logs], args)
+    records = state["timeLogs"]
+    ids = TIME_LOGS.ids_where(state, {"workItemId": item_id, "memberId": member_id})
+    if start is not None or end is not None:
+        ids = [
+            k
+            for k in ids
+            if (start is None or records[k]["date"] >= start) and (end is None or records[k]["date"] <= end)
+        ]
+    logs = [records[k] for k in ids]
+    page = paginate_ids(ids, records, args, lambda t: time_log_summary(state, t))
     page["totalHours"] = total_hours_for(logs)
     return page
 
@@ -189,8 +191,7 @@ def _member_time_summary(state: State, args: Args) -> Any:
 member_time_summary = define_tool(
     name="member_time_summary",
     description=(
-        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). "
-        "Read-only."
+        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."
     ),
     input_schema=schema({"memberId": string_prop("The member, for example MEM-002.")}, required=["memberId"]),
     run=_member_time_summary,
@@ -214,8 +215,7 @@ def _work_item_time_summary(state: State, args: Args) -> Any:
 work_item_time_summary = define_tool(
     name="work_item_time_summary",
     description=(
-        "Total hours logged on a work item, with a breakdown per member (sorted by member id). "
-        "Read-only."
+        "Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."
     ),
     input_schema=schema(
         {"workItemId": string_prop("The work item, for example WI-003.")}, required=["workItemId"]

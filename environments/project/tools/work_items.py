@@ -24,7 +24,7 @@ from .contract import (
     date_prop,
     enum_prop,
     integer_prop,
-    paginate,
+    paginate_ids,
     paging_props,
     read_boolean,
     read_date,
@@ -59,10 +59,6 @@ TYPES = ("epic", "story", "bug", "task")
 PRIORITIES = ("low", "medium", "high", "urgent")
 
 Args = dict[str, Any]
-
-
-def _items_by_id(state: State) -> list[dict[str, Any]]:
-    return sorted(state["workItems"].values(), key=lambda i: i["id"])
 
 
 def _updated(state: State, item: dict[str, Any]) -> dict[str, Any]:
@@ -100,21 +96,23 @@ def _list_work_items(state: State, args: Args) -> Any:
     open_only = read_boolean(args, "openOnly")
     blocked_only = read_boolean(args, "blockedOnly")
     overdue_only = read_boolean(args, "overdueOnly")
-    rows = [
-        work_item_summary(state, i)
-        for i in _items_by_id(state)
-        if (project_id is None or i["projectId"] == project_id)
-        and (sprint_id is None or i["sprintId"] == sprint_id)
-        and (assignee_id is None or i["assigneeId"] == assignee_id)
-        and (not unassigned or i["assigneeId"] is None)
-        and (status is None or i["status"] == status)
-        and (type_ is None or i["type"] == type_)
-        and (priority is None or i["priority"] == priority)
-        and (not open_only or not is_done(state, i))
-        and (not blocked_only or is_blocked(state, i))
-        and (not overdue_only or is_overdue(state, i))
-    ]
-    return paginate(rows, args)
+    ids = WORK_ITEMS.ids_where(
+        state, {"projectId": project_id, "sprintId": sprint_id, "assigneeId": assignee_id}
+    )
+    if unassigned or open_only or blocked_only or overdue_only or status or type_ or priority:
+        items = state["workItems"]
+        ids = [
+            k
+            for k in ids
+            if (not unassigned or items[k]["assigneeId"] is None)
+            and (status is None or items[k]["status"] == status)
+            and (type_ is None or items[k]["type"] == type_)
+            and (priority is None or items[k]["priority"] == priority)
+            and (not open_only or not is_done(state, items[k]))
+            and (not blocked_only or is_blocked(state, items[k]))
+            and (not overdue_only or is_overdue(state, items[k]))
+        ]
+    return paginate_ids(ids, state["workItems"], args, lambda i: work_item_summary(state, i))
 
 
 list_work_items = define_tool(
@@ -148,12 +146,9 @@ list_work_items = define_tool(
 
 def _search_work_items(state: State, args: Args) -> Any:
     query = read_string(args, "query").lower()
-    rows = [
-        work_item_summary(state, i)
-        for i in _items_by_id(state)
-        if query in i["id"].lower() or query in i["title"].lower()
-    ]
-    return paginate(rows, args)
+    items = state["workItems"]
+    ids = [k for k in WORK_ITEMS.ids(state) if query in k.lower() or query in items[k]["title"].lower()]
+    return paginate_ids(ids, items, args, lambda i: work_item_summary(state, i))
 
 
 search_work_items = define_tool(
@@ -201,7 +196,9 @@ def _create_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
     project = require_project(state, read_string(args, "projectId"))
     if project["status"] == "completed":
-        raise ToolError("not_allowed", f"Project {project['id']} is completed; no new work can be added to it.")
+        raise ToolError(
+            "not_allowed", f"Project {project['id']} is completed; no new work can be added to it."
+        )
     status_id = read_optional_string(args, "status")
     if status_id is not None:
         start = require_workflow_state(state, status_id)
@@ -221,7 +218,8 @@ def _create_work_item(state: State, args: Args) -> Any:
         sprint = require_sprint(state, sprint_id)
         if sprint["projectId"] != project["id"]:
             raise ToolError(
-                "invalid_input", f"Sprint {sprint['id']} belongs to {sprint['projectId']}, not to {project['id']}."
+                "invalid_input",
+                f"Sprint {sprint['id']} belongs to {sprint['projectId']}, not to {project['id']}.",
             )
     parent_id = read_optional_string(args, "parentId")
     if parent_id is not None:
@@ -389,7 +387,14 @@ def _unassign_work_item(state: State, args: Args) -> Any:
     if previous is None:
         raise ToolError("conflict", f"{item['id']} has no assignee.")
     WORK_ITEMS.set_link(state, item, "assigneeId", None)
-    audit(state, acting, "unassign_work_item", "work_item", item["id"], f"Unassigned {item['id']} from {previous}.")
+    audit(
+        state,
+        acting,
+        "unassign_work_item",
+        "work_item",
+        item["id"],
+        f"Unassigned {item['id']} from {previous}.",
+    )
     return _updated(state, item)
 
 
@@ -458,10 +463,17 @@ def _add_work_item_dependency(state: State, args: Args) -> Any:
     if other["id"] in item["dependsOn"]:
         raise ToolError("conflict", f"{item['id']} already depends on {other['id']}.")
     if item["id"] in other["dependsOn"]:
-        raise ToolError("not_allowed", f"{other['id']} already depends on {item['id']}; this would create a cycle.")
+        raise ToolError(
+            "not_allowed", f"{other['id']} already depends on {item['id']}; this would create a cycle."
+        )
     item["dependsOn"].append(other["id"])
     audit(
-        state, acting, "add_work_item_dependency", "work_item", item["id"], f"{item['id']} now depends on {other['id']}."
+        state,
+        acting,
+        "add_work_item_dependency",
+        "work_item",
+        item["id"],
+        f"{item['id']} now depends on {other['id']}.",
     )
     return _updated(state, item)
 
@@ -628,7 +640,12 @@ def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
         raise ToolError("conflict", f"{item['id']} is not in a sprint.")
     WORK_ITEMS.set_link(state, item, "sprintId", None)
     audit(
-        state, acting, "remove_work_item_from_sprint", "work_item", item["id"], f"Removed {item['id']} from {previous}."
+        state,
+        acting,
+        "remove_work_item_from_sprint",
+        "work_item",
+        item["id"],
+        f"Removed {item['id']} from {previous}.",
     )
     return _updated(state, item)
 
