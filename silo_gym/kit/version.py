@@ -1,7 +1,9 @@
 """The kit's version and the ``templateVersion`` check.
 
-The kit follows semantic versioning: a world made for kit ``M.m.p`` works with any kit ``M.x.y``
-where ``x >= m`` (same major version, at least the minor it was made with).
+The kit follows semantic versioning, and its version is the ``templateVersion`` that
+``silo-gym init`` writes into a new world's manifest (the Silo format version the package
+implements). A world made for ``M.m.p`` runs on kit ``M.x.y`` with ``(x, y) >= (m, p)``; while
+the major version is 0, a minor step may break worlds, so the minor must match as well.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ import re
 
 from ..errors import SiloError
 
-__all__ = ["KIT_VERSION", "check_template_version", "compatible"]
+__all__ = ["KIT_VERSION", "check_template_version", "compatible", "is_version"]
 
-#: The kit's own semantic version (moves with the package: a breaking kit change is a major step).
-KIT_VERSION = "1.0.0"
+#: The kit's semantic version, also every new world's ``templateVersion``.
+KIT_VERSION = "0.3.0"
 
 _SEMVER = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
 
@@ -27,10 +29,17 @@ def _parse(version: str) -> tuple[int, int, int]:
     return int(match.group(1)), int(match.group(2)), int(match.group(3))
 
 
+def is_version(text: object) -> bool:
+    """``text`` is a ``MAJOR.MINOR.PATCH`` string."""
+    return isinstance(text, str) and _SEMVER.fullmatch(text) is not None
+
+
 def compatible(template_version: str, kit_version: str = KIT_VERSION) -> bool:
     """A world made for ``template_version`` runs on ``kit_version``."""
     made, have = _parse(template_version), _parse(kit_version)
-    return made[0] == have[0] and made[1:] <= have[1:]
+    if made[0] != have[0] or (made[0] == 0 and made[1] != have[1]):
+        return False
+    return made[1:] <= have[1:]
 
 
 def check_template_version(
@@ -45,7 +54,7 @@ def check_template_version(
         raise SiloError(
             "runtime_contract_invalid",
             f"{world} was made with silo_gym.kit {template_version}, but this silo_gym ships kit "
-            f"{kit_version}; install a silo_gym whose kit is {_parse(template_version)[0]}.x "
-            f"(at least {template_version}) or update the world.",
+            f"{kit_version}, which cannot run it. Install a silo_gym whose kit runs "
+            f"{template_version}, or update the world to kit {kit_version} and its templateVersion.",
             {"templateVersion": template_version, "kitVersion": kit_version},
         )
