@@ -240,7 +240,7 @@ def is_overdue(state: State, item: Record) -> bool:
 # Collections (each sorted by id unless said otherwise)
 
 
-WORK_ITEMS = kit.Collection("workItems", "WI", "Work item", links=("projectId", "sprintId", "assigneeId"))
+WORK_ITEMS = kit.Collection("workItems", "WI", "Work item", links=("projectId", "sprintId", "assigneeId", "parentId"))
 TIME_LOGS = kit.Collection("timeLogs", "TL", "Time log", links=("workItemId", "memberId"))
 MEMBERS = kit.Collection("members", "MEM", "Member", links=("teamId",))
 SPRINTS = kit.Collection("sprints", "SPR", "Sprint", links=("projectId",))

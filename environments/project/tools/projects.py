@@ -42,10 +42,14 @@ Args = dict[str, Any]
 def _list_projects(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", PROJECT_STATUSES)
     lead_id = read_optional_string(args, "leadId")
-    ids = PROJECTS.select(
-        state,
-        lambda p: (status is None or p["status"] == status) and (lead_id is None or p["leadId"] == lead_id),
-    )
+    ids = PROJECTS.ids(state)
+    if status is not None or lead_id is not None:
+        projects = state["projects"]
+        ids = [
+            k
+            for k in ids
+            if (status is None or projects[k]["status"] == status) and (lead_id is None or projects[k]["leadId"] == lead_id)
+        ]
     return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 

@@ -169,7 +169,7 @@ def _get_work_item(state: State, args: Args) -> Any:
     item = require_work_item(state, read_string(args, "workItemId"))
     out = work_item_summary(state, item)
     out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
-    out["children"] = sorted(i["id"] for i in state["workItems"].values() if i["parentId"] == item["id"])
+    out["children"] = WORK_ITEMS.linked_ids(state, "parentId", item["id"], sort=True)
     out["hoursLogged"] = hours_on_work_item(state, item["id"])
     out["timeLogs"] = [time_log_summary(state, t) for t in time_logs_for_work_item(state, item["id"])]
     return out
@@ -308,7 +308,9 @@ def _update_work_item(state: State, args: Args) -> Any:
         if parent_id == item["id"]:
             raise ToolError("invalid_input", "A work item cannot be its own parent.")
         require_work_item(state, parent_id)
+        old_parent = item["parentId"]
         item["parentId"] = parent_id
+        WORK_ITEMS.relinked(state, item["id"], "parentId", old_parent)
     audit(state, acting, "update_work_item", "work_item", item["id"], f"Updated {item['title']}.")
     return _updated(state, item)
 
