@@ -7,7 +7,6 @@ Rounding follows JavaScript (``silo_gym.round2`` / ``silo_gym.js_round``), never
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any, Literal, TypedDict
 

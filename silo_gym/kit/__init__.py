@@ -58,6 +58,7 @@ from .params import (
     read_params,
     schema,
 )
+from .seed import SeedWorld
 from .tools import (
     READ,
     WRITE,
@@ -117,6 +118,7 @@ __all__ = [
     "Number",
     "Param",
     "Pool",
+    "SeedWorld",
     "String",
     "ToolCode",
     "Wording",
