@@ -27,24 +27,26 @@ __all__ = [
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 
 
-def numbers_in(text: Any) -> list[float]:
-    """Every number in ``text``, in order, as floats; ``$`` and ``,`` are deleted first, so
-    ``$1,234.5`` reads as 1234.5 (a non-string gives ``[]``)."""
+def numbers_in(text: Any, strip: str = "$,") -> list[float]:
+    """Every number in ``text``, in order, as floats; the characters of ``strip`` are deleted
+    first, so ``$1,234.5`` reads as 1234.5 (a non-string gives ``[]``). Ids give negative
+    numbers (``USR-002`` gives -2) and dates split into pieces."""
     if not isinstance(text, str):
         return []
-    cleaned = text.replace("$", "").replace(",", "")
-    return [float(m) for m in _NUMBER.findall(cleaned)]
+    for char in strip:
+        text = text.replace(char, "")
+    return [float(m) for m in _NUMBER.findall(text)]
 
 
-def final_number(text: Any) -> float | None:
+def final_number(text: Any, strip: str = "$,") -> float | None:
     """The last number in ``text``, or ``None``."""
-    found = numbers_in(text)
+    found = numbers_in(text, strip)
     return found[-1] if found else None
 
 
-def states_number(text: Any, value: float, tol: float = 0.01) -> bool:
+def states_number(text: Any, value: float, tol: float = 0.01, strip: str = "$,") -> bool:
     """Some number in ``text`` lies within ``tol`` of ``value``."""
-    return any(abs(n - value) <= tol for n in numbers_in(text))
+    return any(abs(n - value) <= tol for n in numbers_in(text, strip))
 
 
 def mentions(text: Any, name: Any) -> bool:
