@@ -16,23 +16,7 @@ from ..state import (
     next_id,
     work_items_for_assignee,
 )
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    enum_prop,
-    integer_prop,
-    paginate_ids,
-    paging_props,
-    read_boolean,
-    read_enum,
-    read_number,
-    read_optional_enum,
-    read_optional_number,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     actor,
     assert_assignable,
@@ -54,10 +38,10 @@ Args = dict[str, Any]
 
 
 def _list_members(state: State, args: Args) -> Any:
-    role = read_optional_enum(args, "role", ROLES)
-    team_id = read_optional_string(args, "teamId")
-    active_only = read_boolean(args, "activeOnly")
-    over_only = read_boolean(args, "overCapacityOnly")
+    role = C.read_optional_enum(args, "role", ROLES)
+    team_id = C.read_optional_string(args, "teamId")
+    active_only = C.read_boolean(args, "activeOnly")
+    over_only = C.read_boolean(args, "overCapacityOnly")
     members = state["members"]
     ids = MEMBERS.ids_where(state, {"teamId": team_id})
     if role is not None or active_only or over_only:
@@ -82,13 +66,13 @@ list_members = define_tool(
     ),
     input_schema=schema(
         {
-            "role": enum_prop(ROLES, "Only members with this role."),
-            "teamId": string_prop("Only members of this team id (for example TEAM-001)."),
-            "activeOnly": boolean_prop("When true, leave out deactivated members."),
-            "overCapacityOnly": boolean_prop(
+            "role": C.enum_prop(ROLES, "Only members with this role."),
+            "teamId": C.string_prop("Only members of this team id (for example TEAM-001)."),
+            "activeOnly": C.boolean_prop("When true, leave out deactivated members."),
+            "overCapacityOnly": C.boolean_prop(
                 "When true, only members whose assigned points exceed their weekly capacity."
             ),
-            **paging_props(),
+            **C.paging_props(),
         }
     ),
     run=_list_members,
@@ -96,7 +80,7 @@ list_members = define_tool(
 
 
 def _search_members(state: State, args: Args) -> Any:
-    query = read_string(args, "query").lower()
+    query = C.read_string(args, "query").lower()
     members = state["members"]
     ids = MEMBERS.select(
         state, lambda m: any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
@@ -111,7 +95,7 @@ search_members = define_tool(
         "page of member entries, as list_members gives them, sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example part of a person's name."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example part of a person's name."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_members,
@@ -119,7 +103,7 @@ search_members = define_tool(
 
 
 def _get_member(state: State, args: Args) -> Any:
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     items = work_items_for_assignee(state, member["id"])
     out = member_summary(state, member)
     out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
@@ -134,7 +118,7 @@ get_member = define_tool(
         "assigned to them (finished or not), sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"memberId": string_prop("The member's id, for example MEM-002.")}, required=["memberId"]
+        {"memberId": C.string_prop("The member's id, for example MEM-002.")}, required=["memberId"]
     ),
     run=_get_member,
 )
@@ -142,14 +126,14 @@ get_member = define_tool(
 
 def _create_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    team_id = read_optional_string(args, "teamId")
+    team_id = C.read_optional_string(args, "teamId")
     if team_id is not None:
         require_team(state, team_id)
     member_id = next_id(state, "MEM")
-    name = read_string(args, "name")
-    email = read_string(args, "email")
-    role = read_enum(args, "role", ROLES)
-    capacity = read_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    name = C.read_string(args, "name")
+    email = C.read_string(args, "email")
+    role = C.read_enum(args, "role", ROLES)
+    capacity = C.read_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
     member = {
         "id": member_id,
         "name": name,
@@ -173,13 +157,13 @@ create_member = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("Full name, for example Jamie Rivera."),
-            "email": string_prop("E-mail address."),
-            "role": enum_prop(ROLES, "The member's role."),
-            "weeklyCapacityPoints": integer_prop(
+            "name": C.string_prop("Full name, for example Jamie Rivera."),
+            "email": C.string_prop("E-mail address."),
+            "role": C.enum_prop(ROLES, "The member's role."),
+            "weeklyCapacityPoints": C.integer_prop(
                 "How many estimate points of work the member can carry at once.", minimum=0
             ),
-            "teamId": string_prop("Team to join (for example TEAM-001); leave out for no team."),
+            "teamId": C.string_prop("Team to join (for example TEAM-001); leave out for no team."),
             "actorMemberId": actor_prop(),
         },
         required=["name", "email", "role", "weeklyCapacityPoints", "actorMemberId"],
@@ -190,10 +174,10 @@ create_member = define_tool(
 
 def _update_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, read_string(args, "memberId"))
-    role = read_optional_enum(args, "role", ROLES)
-    team_id = read_optional_string(args, "teamId")
-    capacity = read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    member = require_member(state, C.read_string(args, "memberId"))
+    role = C.read_optional_enum(args, "role", ROLES)
+    team_id = C.read_optional_string(args, "teamId")
+    capacity = C.read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
     if role is not None:
         member["role"] = role
     if capacity is not None:
@@ -214,10 +198,10 @@ update_member = define_tool(
     ),
     input_schema=schema(
         {
-            "memberId": string_prop("The member to change, for example MEM-002."),
-            "role": enum_prop(ROLES, "New role."),
-            "teamId": string_prop("New team id, for example TEAM-002."),
-            "weeklyCapacityPoints": integer_prop("New weekly capacity in estimate points.", minimum=0),
+            "memberId": C.string_prop("The member to change, for example MEM-002."),
+            "role": C.enum_prop(ROLES, "New role."),
+            "teamId": C.string_prop("New team id, for example TEAM-002."),
+            "weeklyCapacityPoints": C.integer_prop("New weekly capacity in estimate points.", minimum=0),
             "actorMemberId": actor_prop(),
         },
         required=["memberId", "actorMemberId"],
@@ -228,7 +212,7 @@ update_member = define_tool(
 
 def _deactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     if not member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already deactivated.")
     member["active"] = False
@@ -252,7 +236,7 @@ deactivate_member = define_tool(
         "refused. Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"memberId": string_prop("The member who left, for example MEM-002."), "actorMemberId": actor_prop()},
+        {"memberId": C.string_prop("The member who left, for example MEM-002."), "actorMemberId": actor_prop()},
         required=["memberId", "actorMemberId"],
     ),
     run=_deactivate_member,
@@ -261,7 +245,7 @@ deactivate_member = define_tool(
 
 def _reactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     if member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already active.")
     member["active"] = True
@@ -277,7 +261,7 @@ reactivate_member = define_tool(
     ),
     input_schema=schema(
         {
-            "memberId": string_prop("The member returning, for example MEM-002."),
+            "memberId": C.string_prop("The member returning, for example MEM-002."),
             "actorMemberId": actor_prop(),
         },
         required=["memberId", "actorMemberId"],
@@ -300,13 +284,13 @@ list_teams = define_tool(
         "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
         "and memberCount (members of every status). Read-only."
     ),
-    input_schema=schema({**paging_props()}),
+    input_schema=schema({**C.paging_props()}),
     run=_list_teams,
 )
 
 
 def _get_team(state: State, args: Args) -> Any:
-    team = require_team(state, read_string(args, "teamId"))
+    team = require_team(state, C.read_string(args, "teamId"))
     out = team_summary(state, team)
     out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
     return out
@@ -318,18 +302,18 @@ get_team = define_tool(
         "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
         "figures. Read-only."
     ),
-    input_schema=schema({"teamId": string_prop("The team's id, for example TEAM-001.")}, required=["teamId"]),
+    input_schema=schema({"teamId": C.string_prop("The team's id, for example TEAM-001.")}, required=["teamId"]),
     run=_get_team,
 )
 
 
 def _create_team(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    lead_id = read_optional_string(args, "leadId")
+    lead_id = C.read_optional_string(args, "leadId")
     if lead_id is not None:
         assert_assignable(state, lead_id)
     team_id = next_id(state, "TEAM")
-    name = read_string(args, "name")
+    name = C.read_string(args, "name")
     team = {"id": team_id, "name": name, "leadId": lead_id}
     state["teams"][team_id] = team
     audit(state, acting, "create_team", "team", team_id, f"Created {name}.")
@@ -344,8 +328,8 @@ create_team = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("The team's name."),
-            "leadId": string_prop("An active member to lead it, for example MEM-001."),
+            "name": C.string_prop("The team's name."),
+            "leadId": C.string_prop("An active member to lead it, for example MEM-001."),
             "actorMemberId": actor_prop(),
         },
         required=["name", "actorMemberId"],
@@ -356,8 +340,8 @@ create_team = define_tool(
 
 def _reassign_team_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    team = require_team(state, read_string(args, "teamId"))
-    new_lead = assert_assignable(state, read_string(args, "newLeadId"))
+    team = require_team(state, C.read_string(args, "teamId"))
+    new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if team["leadId"] == new_lead["id"]:
         raise ToolError("conflict", f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
     previous = team["leadId"]
@@ -381,8 +365,8 @@ reassign_team_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "teamId": string_prop("The team, for example TEAM-001."),
-            "newLeadId": string_prop("The active member who takes over, for example MEM-003."),
+            "teamId": C.string_prop("The team, for example TEAM-001."),
+            "newLeadId": C.string_prop("The active member who takes over, for example MEM-003."),
             "actorMemberId": actor_prop(),
         },
         required=["teamId", "newLeadId", "actorMemberId"],
