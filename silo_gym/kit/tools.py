@@ -43,6 +43,7 @@ __all__ = [
     "KitTool",
     "access_of",
     "camel_case",
+    "clock_tool",
     "get_tool",
     "kit_tool",
     "list_tool",
@@ -385,3 +386,17 @@ def get_tool(
 
     input_schema = params_schema({id_key: String(id_description, required=True)}, contract)
     return kit_tool(name=name, description=description, input_schema=input_schema, run=run, access=READ)
+
+
+@dataclass(frozen=True)
+class _Clock:
+    clock: str
+    key: str
+
+    def __call__(self, state: Any, args: Args) -> Any:
+        return {self.key: state[self.clock]}
+
+
+def clock_tool(description: str, *, name: str = "get_current_date", clock: str = "now", key: str = "today") -> KitTool:
+    """A read tool without inputs returning ``{key: state[clock]}``: the world's simulated date."""
+    return kit_tool(name=name, description=description, input_schema=schema({}), run=_Clock(clock, key), access=READ)

@@ -323,3 +323,9 @@ def test_loading_a_world_made_for_another_kit_says_so(tmp_path):
     assert info.value.code == "runtime_contract_invalid"
     assert 'Environment "old" was made with silo_gym.kit 7.0.0' in info.value.message
     assert info.value.details == {"templateVersion": "7.0.0", "kitVersion": kit.KIT_VERSION}
+
+
+def test_clock_tool_reads_the_world_date():
+    clock = kit.clock_tool("Today's date. Read-only.")
+    assert (clock.name, clock.access, clock.input_schema["properties"]) == ("get_current_date", "read", {})
+    assert clock.run({"now": "2026-03-16"}, {}) == {"today": "2026-03-16"}
