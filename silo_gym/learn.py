@@ -243,7 +243,7 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
     if not solver_path.is_file():
         rows = data.collect(ids, cfg.solver, episodes_per_task=cfg.train_per_task, seed=cfg.seed,
                             episode_variants=train_map, env_kwargs=env_kwargs)
-        data.write(rows, solver_path)
+        data.write(rows, out, name="solver")
     rows = data.read(solver_path)
     held_solver = data.collect(ids, cfg.solver, episodes_per_task=cfg.held_out_per_task, seed=cfg.seed,
                                episode_variants=held_map, env_kwargs=env_kwargs)
