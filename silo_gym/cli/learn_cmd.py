@@ -25,7 +25,7 @@ def register(commands: Commands) -> None:
     """``silo-gym learn``."""
     from ..learn import DEFAULT_TASKS
 
-    about = "train a local model on silo tasks (SFT on solver episodes, then GRPO) and evaluate it on held-out variants"
+    about = "train a local model (SFT, then GRPO) and evaluate it on held-out variants"
     p = commands.add_parser("learn", help=about, description=about)
     p.add_argument("--out", metavar="DIR", type=directory, required=True,
                    help="the run's directory (a run there is resumed from its last finished stage)")
