@@ -120,3 +120,20 @@ def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
     assert grpo.state.global_step == 1 and len(rewards) == 2
     recorded = sorted(json.loads(p.read_text())["reward"] for p in (tmp_path / "runs").glob("*/result.json"))
     assert recorded == sorted(rewards)  # the reward TRL trained on is result.json's
+
+
+def test_trl_class_offers_only_the_tools_named_and_rows_play_the_variants_named() -> None:
+    pytest.importorskip("datasets")
+    from silo_gym.integrations import trl as silo_trl
+
+    env_class = silo_trl.environment_factory("silo/demo-TASK-004", tools=["forecast_report", "pipeline_summary"])
+    assert dict(env_class.tool_names) == {"forecast_report": "forecast_report", "pipeline_summary": "pipeline_summary"}
+    assert not hasattr(env_class, "list_opportunities")
+    with pytest.raises(ValueError, match="no_such_tool"):
+        silo_trl.environment_factory("silo/demo-TASK-004", tools=["no_such_tool"])
+    train, _ = split_variants(["silo/demo-TASK-004"], train=2, held_out=1)
+    rows = silo_trl.dataset("silo/demo-TASK-004", repeats=2, episode_variants=train)
+    assert rows["variant"] == train["demo/TASK-004"]
+    env = env_class()
+    env.reset(**rows[1])
+    assert env.reset_info["variant"] == train["demo/TASK-004"][1]
