@@ -288,7 +288,7 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
         t = time.perf_counter()
         lora = LoraConfig(r=cfg.lora_rank, lora_alpha=2 * cfg.lora_rank, lora_dropout=0.0, task_type="CAUSAL_LM",
                           target_modules="all-linear")
-        trainer = SFTTrainer(model=model, processing_class=tokenizer, train_dataset=sft, peft_config=lora,
+        trainer: Any = SFTTrainer(model=model, processing_class=tokenizer, train_dataset=sft, peft_config=lora,
                              args=SFTConfig(output_dir=str(out / "trainer-sft"), num_train_epochs=cfg.sft_epochs,
                                             learning_rate=cfg.sft_learning_rate, per_device_train_batch_size=2,
                                             max_length=None, logging_steps=1, **common))
@@ -320,7 +320,7 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
         prompts = silo_trl.dataset(ids, repeats=cfg.train_per_task, seed=cfg.seed, episode_variants=train_map,
                                    max_observation_length=cfg.max_observation_length)
         model.train()
-        trainer = GRPOTrainer(
+        grpo: Any = GRPOTrainer(
             model=model, processing_class=tokenizer, reward_funcs=silo_reward, train_dataset=prompts,
             environment_factory=env_class,
             args=GRPOConfig(output_dir=str(out / "trainer-grpo"), max_steps=cfg.grpo_steps,
@@ -328,14 +328,14 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
                             per_device_train_batch_size=cfg.num_generations,
                             max_completion_length=cfg.max_completion_length, max_tool_calling_iterations=4,
                             temperature=cfg.temperature, logging_steps=1, **common))
-        trainer.remove_callback(PrinterCallback)
-        trainer.train()
-        trainer.model.save_pretrained(str(grpo_dir))
-        log["grpo"] = {"steps": trainer.state.global_step, "rewards": rewards,
-                       "history": [e for e in trainer.state.log_history if "loss" in e or "reward" in e]}
+        grpo.remove_callback(PrinterCallback)
+        grpo.train()
+        grpo.model.save_pretrained(str(grpo_dir))
+        log["grpo"] = {"steps": grpo.state.global_step, "rewards": rewards,
+                       "history": [e for e in grpo.state.log_history if "loss" in e or "reward" in e]}
         times["grpo_s"] = time.perf_counter() - t
         _write_json(out / "train-log.json", log)
-        model = trainer.model
+        model = grpo.model
     elif cfg.grpo_steps > 0:
         from peft import set_peft_model_state_dict
         from safetensors.torch import load_file

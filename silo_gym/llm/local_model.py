@@ -96,7 +96,7 @@ def load_model(source: str | Path | None = None, *, dtype: Any = None, chat_temp
     if path.suffix == ".gguf":
         location, kwargs["gguf_file"] = path.parent, path.name
     tokenizer = AutoTokenizer.from_pretrained(location, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype or torch.float32, **kwargs)
+    model: Any = AutoModelForCausalLM.from_pretrained(location, dtype=dtype or torch.float32, **kwargs)
     if "gguf_file" in kwargs:
         # The weights are dequantized floats; the GGUF mark would only make save_pretrained refuse.
         model.hf_quantizer = None
