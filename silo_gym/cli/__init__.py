@@ -41,6 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "view_cmd",
     "eval_cmd",
     "export_cmd",
+    "learn_cmd",
 )
 
 _TITLE = "silo-gym: Silo environments as Gymnasium environments"

@@ -440,6 +440,7 @@ def environment_factory(
     reward_mode: Literal["fraction", "binary"] = "fraction",
     max_completion_length: int | None = None,
     curriculum: Any = None,
+    tools: Sequence[str] | None = None,
     **env_kwargs: Any,
 ) -> type[SiloToolEnvironment]:
     """An environment class for ``GRPOTrainer(environment_factory=...)`` over silo tasks.
@@ -456,6 +457,11 @@ def environment_factory(
             to :func:`observation_limit` of it (unless ``max_observation_length`` is given).
         curriculum: a :class:`~silo_gym.curriculum.Curriculum` to tell every ended rollout's
             ``passed`` (the rollouts of its items; train on :func:`curriculum_dataset` of it).
+        tools: the names of the tools offered to the model as methods (and so rendered into its
+            prompt), in any order; ``None``: every tool. The env keeps its whole tool list: a call
+            to a tool left out is answered by TRL as unknown and then stepped by :func:`reward`
+            like any call TRL answers itself. A way to fit a small model's context
+            (docs/learning.md).
         env_kwargs: passed to ``gym.make`` (``max_tool_calls``, ``timeout_ms``, ``variants``...).
 
     Returns:
@@ -500,13 +506,20 @@ def environment_factory(
     env_id = f"silo/{environment}"
     probe = gym.make(env_id, disable_env_checker=True, **env_kwargs)
     try:
-        tools = probe.unwrapped.fresh_tool_list()  # type: ignore[attr-defined]
+        env_tools = probe.unwrapped.fresh_tool_list()  # type: ignore[attr-defined]
     finally:
         probe.close()
+    if tools is not None:
+        offered = [tools] if isinstance(tools, str) else list(tools)
+        unknown = sorted(set(offered) - {t["name"] for t in env_tools})
+        if unknown:
+            raise ValueError(f'tools names {", ".join(unknown)}, not tools of environment "{environment}" '
+                             f'(its tools: {", ".join(t["name"] for t in env_tools)}).')
+        env_tools = [t for t in env_tools if t["name"] in set(offered)]
     taken: set[str] = set()
     members: dict[str, Any] = {}
     tool_names: dict[str, str] = {}
-    for tool in tools:
+    for tool in env_tools:
         method_name = python_name(tool["name"], taken)
         tool_names[method_name] = tool["name"]
         members[method_name] = _tool_method(tool["name"], method_name, tool)
@@ -645,7 +658,8 @@ def _prompt_features(datasets: Any) -> Any:
 
 
 def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
-            system_prompt: str | None = None, **env_kwargs: Any) -> Any:
+            system_prompt: str | None = None, episode_variants: Mapping[str, Sequence[int | None]] | None = None,
+            **env_kwargs: Any) -> Any:
     """The prompts of a GRPO run as a ``datasets.Dataset``: ``repeats`` rows per task.
 
     Columns: ``prompt`` (the system prompt, :data:`~silo_gym.llm.DEFAULT_SYSTEM_PROMPT` unless
@@ -663,10 +677,18 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
     plays it; different rows (``repeats``, tasks) are different groups, on different variant
     worlds with ``variants=True``.
 
+    Chosen worlds: ``episode_variants`` maps ``"<environment>/<task_id>"`` to a list whose entry
+    ``i`` is the variant repeat ``i`` plays (``None``: the canonical world), as for
+    :func:`silo_gym.data.collect`; tasks it leaves out draw theirs from the seed as above. So a
+    training set can name its variants and keep held-out ones out (docs/learning.md).
+
     Raises:
-        ValueError: ``repeats`` < 1.
+        ValueError: ``repeats`` < 1, or a list of ``episode_variants`` shorter than ``repeats``.
         ImportError: ``datasets`` is missing (``pip install "silo-gym[trl]"``).
     """
+    from ..data.collect import check_episode_variants
+
+    worlds = check_episode_variants(episode_variants, repeats) or {}
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be an int >= 1, got {repeats!r}.")
     try:
@@ -682,7 +704,11 @@ def dataset(env_ids: str | Iterable[str], *, repeats: int = 1, seed: int = 0,
             for task_id in plan.task_ids:
                 for i in range(repeats):
                     s = episode_seed(seed, plan.environment, task_id, i)
-                    instruction, info = env.reset(seed=s, options={"task_id": task_id})
+                    options: dict[str, Any] = {"task_id": task_id}
+                    chosen = worlds.get(f"{plan.environment}/{task_id}")
+                    if chosen is not None:
+                        options["variant"] = chosen[i]
+                    instruction, info = env.reset(seed=s, options=options)
                     rows["prompt"].append(_prompt(instruction, system))
                     rows["task_id"].append(task_id)
                     rows["seed"].append(s)
