@@ -1,0 +1,38 @@
+"""The ERP environment: procure-to-pay and order-to-cash at a mid-sized distributor (erp-world.md).
+
+Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``; ``tools``
+is built on first use) and the variant contract's hooks (``render_instruction``,
+``task_preconditions``, ``world_problems``; docs/variants.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import silo_gym
+
+from .environment import SIMULATION_NOW, TAX_RATE, create_state
+from .state import State
+from .tools import load_tools
+from .verifiers import verifiers
+
+__all__ = [
+    "SIMULATION_NOW",
+    "TAX_RATE",
+    "State",
+    "bind_tools",
+    "create_state",
+    "tools",
+    "verifiers",
+]
+
+
+def bind_tools(state: State) -> list[Any]:
+    """Bind the 185 ERP tools, in registration order, to one episode's state."""
+    return silo_gym.bind_tools(state, load_tools())
+
+
+def __getattr__(name: str) -> Any:
+    if name == "tools":
+        return load_tools()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
