@@ -1,8 +1,8 @@
 """The ERP environment: procure-to-pay and order-to-cash at a mid-sized distributor (erp-world.md).
 
 Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``; ``tools``
-is built on first use) and the variant contract's hooks (``render_instruction``,
-``task_preconditions``, ``world_problems``; docs/variants.md).
+is built on first use) and ``world_problems``, the integrity check of erp-world.md §11.6 that
+``env validate`` runs on the world.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import silo_gym
 
 from .environment import SIMULATION_NOW, TAX_RATE, create_state
+from .integrity import world_problems
 from .state import State
 from .tools import load_tools
 from .verifiers import verifiers
@@ -24,6 +25,7 @@ __all__ = [
     "create_state",
     "tools",
     "verifiers",
+    "world_problems",
 ]
 
 
