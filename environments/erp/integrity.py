@@ -107,18 +107,18 @@ def _references(state: State) -> list[str]:
                 f"auditLog {event.get('id') if isinstance(event, dict) else '?'}: actorUserId {actor!r} is not in users."
             )
     for approval in state.get("approvals", {}).values():
-        target = _APPROVAL_TARGETS.get(approval.get("entityType"))
-        if target is None:
+        where = _APPROVAL_TARGETS.get(approval.get("entityType"))
+        if where is None:
             problems.append(
                 f"approval {approval.get('id')}: unknown entityType {approval.get('entityType')!r}."
             )
             continue
-        document = state.get(target[0], {}).get(approval.get("entityId"))
+        document = state.get(where[0], {}).get(approval.get("entityId"))
         if document is None:
             problems.append(
-                f"approval {approval.get('id')}: {approval.get('entityId')!r} is not in {target[0]}."
+                f"approval {approval.get('id')}: {approval.get('entityId')!r} is not in {where[0]}."
             )
-        elif approval.get("amount") != document.get(target[1]):
+        elif approval.get("amount") != document.get(where[1]):
             problems.append(
                 f"approval {approval.get('id')}: amount differs from {document.get('id')}'s total."
             )

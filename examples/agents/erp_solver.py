@@ -722,7 +722,7 @@ def _main(argv: list[str]) -> int:
     worst = 1.0
     for task_id in task_ids:
         result = silo_gym.run_task("erp", task_id, agent)
-        worst = min(worst, result.reward)
+        worst = min(worst, result.reward if result.reward is not None else 0.0)
         print(f"{task_id}\tpassed={str(result.passed).lower()}\treward={format_number(result.reward)}")
     return 0 if worst == 1 else 1
 
