@@ -107,18 +107,18 @@ def _references(state: State) -> list[str]:
                 f"auditLog {event.get('id') if isinstance(event, dict) else '?'}: actorUserId {actor!r} is not in users."
             )
     for approval in state.get("approvals", {}).values():
-        where = _APPROVAL_TARGETS.get(approval.get("entityType"))
-        if where is None:
+        entity_home = _APPROVAL_TARGETS.get(approval.get("entityType"))
+        if entity_home is None:
             problems.append(
                 f"approval {approval.get('id')}: unknown entityType {approval.get('entityType')!r}."
             )
             continue
-        document = state.get(where[0], {}).get(approval.get("entityId"))
+        document = state.get(entity_home[0], {}).get(approval.get("entityId"))
         if document is None:
             problems.append(
-                f"approval {approval.get('id')}: {approval.get('entityId')!r} is not in {where[0]}."
+                f"approval {approval.get('id')}: {approval.get('entityId')!r} is not in {entity_home[0]}."
             )
-        elif approval.get("amount") != document.get(where[1]):
+        elif approval.get("amount") != document.get(entity_home[1]):
             problems.append(
                 f"approval {approval.get('id')}: amount differs from {document.get('id')}'s total."
             )
