@@ -7,7 +7,16 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import State, add_days, days_between, format_instant, is_overdue, parse_instant
-from .helpers import actor, audit, integer_prop, read_number, read_optional_string, read_string, schema, string_prop
+from .helpers import (
+    actor,
+    audit,
+    integer_prop,
+    read_number,
+    read_optional_string,
+    read_string,
+    schema,
+    string_prop,
+)
 
 Args = dict[str, Any]
 
