@@ -399,13 +399,18 @@ def _release_reservation(state: State, args: Args) -> Any:
     return _reservation(state, args, release=True)
 
 
-_RESERVE_PROPS = {
-    "productId": string_prop(_PRODUCT_ID),
-    "warehouseId": string_prop(_WAREHOUSE_ID),
-    "quantity": integer_prop("Units.", minimum=1),
-    "referenceId": string_prop("What the reservation is for, e.g. a sales order id."),
-    "actorUserId": string_prop(_ACTOR),
-}
+def _reservation_schema() -> dict[str, Any]:
+    return schema(
+        {
+            "productId": string_prop(_PRODUCT_ID),
+            "warehouseId": string_prop(_WAREHOUSE_ID),
+            "quantity": integer_prop("Units.", minimum=1),
+            "referenceId": string_prop("What the reservation is for, e.g. a sales order id."),
+            "actorUserId": string_prop(_ACTOR),
+        },
+        ["productId", "warehouseId", "quantity", "actorUserId"],
+    )
+
 
 reserve_inventory = define_tool(
     name="reserve_inventory",
@@ -414,7 +419,7 @@ reserve_inventory = define_tool(
         "be transferred or reserved again. Posts a reservation movement; it does not change any sales "
         "order line and writes no audit entry."
     ),
-    input_schema=schema(dict(_RESERVE_PROPS), ["productId", "warehouseId", "quantity", "actorUserId"]),
+    input_schema=_reservation_schema(),
     run=_reserve_inventory,
 )
 
@@ -424,7 +429,7 @@ release_reservation = define_tool(
         "Return reserved stock of a product at one warehouse to available (at most what is reserved). "
         "Posts a release movement; no sales order line or audit entry is written."
     ),
-    input_schema=schema(dict(_RESERVE_PROPS), ["productId", "warehouseId", "quantity", "actorUserId"]),
+    input_schema=_reservation_schema(),
     run=_release_reservation,
 )
 
