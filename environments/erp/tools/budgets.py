@@ -23,6 +23,7 @@ from .helpers import (
     read_string,
     release_commitment,
     require_budget,
+    require_department,
     schema,
     string_prop,
 )
@@ -34,13 +35,6 @@ _BUDGET = "The budget id, for example BUD-004."
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _require_department(state: State, department_id: str) -> dict[str, Any]:
-    department = state["departments"].get(department_id)
-    if department is None:
-        raise ToolError("not_found", f'Department "{department_id}" was not found.')
-    return department  # type: ignore[no-any-return]
 
 
 def _list_budgets(state: State, args: Args) -> Any:
@@ -106,7 +100,7 @@ get_budget = define_tool(
 
 
 def _get_department_budget(state: State, args: Args) -> Any:
-    department = _require_department(state, read_string(args, "departmentId"))
+    department = require_department(state, read_string(args, "departmentId"))
     budgets = [b for b in state["budgets"].values() if b["departmentId"] == department["id"]]
     return {
         "departmentId": department["id"],
@@ -300,7 +294,7 @@ update_budget = define_tool(
 def _create_budget(state: State, args: Args) -> Any:
     user = actor(state, args)
     department_id = read_string(args, "departmentId")
-    _require_department(state, department_id)
+    require_department(state, department_id)
     bud_id = next_id(state, "BUD")
     company = state["company"]
     record = {
