@@ -93,14 +93,23 @@ def _get_user_activity(state: State, args: Args) -> Any:
     counts: dict[str, int] = {}
     for e in events:
         counts[e["action"]] = counts.get(e["action"], 0) + 1
-    action_counts = sorted(({"action": a, "count": n} for a, n in counts.items()), key=lambda r: r["count"], reverse=True)
-    return {"userId": user["id"], "name": user["name"], "role": user["role"], **paginate(events, args), "actionCounts": action_counts}
+    ranked = sorted(counts.items(), key=lambda item: item[1], reverse=True)
+    action_counts = [{"action": a, "count": n} for a, n in ranked]
+    return {
+        "userId": user["id"],
+        "name": user["name"],
+        "role": user["role"],
+        **paginate(events, args),
+        "actionCounts": action_counts,
+    }
 
 
 get_user_activity = define_tool(
     name="get_user_activity",
     description="List what one user did, newest first, with a count per action. Read-only.",
-    input_schema=schema({"userId": string_prop("The user id, for example USR-006."), **paging_props()}, ["userId"]),
+    input_schema=schema(
+        {"userId": string_prop("The user id, for example USR-006."), **paging_props()}, ["userId"]
+    ),
     run=_get_user_activity,
 )
 
@@ -114,7 +123,9 @@ def _get_recent_changes(state: State, args: Args) -> Any:
 get_recent_changes = define_tool(
     name="get_recent_changes",
     description="Show the latest audit events across the business, newest first (default 20). Read-only.",
-    input_schema=schema({"limit": integer_prop("How many events to show (default 20).", minimum=1, maximum=200)}, []),
+    input_schema=schema(
+        {"limit": integer_prop("How many events to show (default 20).", minimum=1, maximum=200)}, []
+    ),
     run=_get_recent_changes,
 )
 

@@ -44,7 +44,8 @@ def _list_budgets(state: State, args: Args) -> Any:
     rows = [
         budget_view(b)
         for b in (budgets[k] for k in sorted(budgets))
-        if (department is None or b["departmentId"] == department) and (year is None or b["fiscalYear"] == year)
+        if (department is None or b["departmentId"] == department)
+        and (year is None or b["fiscalYear"] == year)
     ]
     return paginate(rows, args)
 
@@ -83,7 +84,9 @@ def _get_budget(state: State, args: Args) -> Any:
             if o["budgetId"] == bid
         ],
         "expenses": [
-            {"id": e["id"], "status": e["status"], "amount": e["amount"]} for e in state["expenses"].values() if e["budgetId"] == bid
+            {"id": e["id"], "status": e["status"], "amount": e["amount"]}
+            for e in state["expenses"].values()
+            if e["budgetId"] == bid
         ],
     }
 
@@ -117,7 +120,9 @@ def _get_department_budget(state: State, args: Args) -> Any:
 get_department_budget = define_tool(
     name="get_department_budget",
     description="Show a department's position over all its budgets: totals and each budget. Read-only.",
-    input_schema=schema({"departmentId": string_prop("The department id, for example DEPT-FAC.")}, ["departmentId"]),
+    input_schema=schema(
+        {"departmentId": string_prop("The department id, for example DEPT-FAC.")}, ["departmentId"]
+    ),
     run=_get_department_budget,
 )
 
@@ -142,7 +147,8 @@ check_budget_availability = define_tool(
     name="check_budget_availability",
     description="Say whether a budget could absorb an amount, and the shortfall if not. Commits nothing. Read-only.",
     input_schema=schema(
-        {"budgetId": string_prop(_BUDGET), "amount": number_prop("The amount in USD.", minimum=0)}, ["budgetId", "amount"]
+        {"budgetId": string_prop(_BUDGET), "amount": number_prop("The amount in USD.", minimum=0)},
+        ["budgetId", "amount"],
     ),
     run=_check_budget_availability,
 )
@@ -156,7 +162,15 @@ def _commit_budget(state: State, args: Args) -> Any:
     if budget["status"] == "closed":
         raise ToolError("invalid_state", f"Budget {budget['id']} is closed.")
     commit_to_budget(budget, money(amount))
-    audit(state, user["id"], "budget.committed", "budget", budget["id"], f"Committed {fmt(amount)} to {budget['id']} for {reference}", [])
+    audit(
+        state,
+        user["id"],
+        "budget.committed",
+        "budget",
+        budget["id"],
+        f"Committed {fmt(amount)} to {budget['id']} for {reference}",
+        [],
+    )
     return budget_view(budget)
 
 
@@ -184,7 +198,15 @@ def _release_budget_commitment(state: State, args: Args) -> Any:
     amount = read_number(args, "amount", minimum=0)
     reference = read_optional_string(args, "reference") or "manual release"
     release_commitment(budget, money(amount))
-    audit(state, user["id"], "budget.released", "budget", budget["id"], f"Released {fmt(amount)} on {budget['id']} for {reference}", [])
+    audit(
+        state,
+        user["id"],
+        "budget.released",
+        "budget",
+        budget["id"],
+        f"Released {fmt(amount)} on {budget['id']} for {reference}",
+        [],
+    )
     return budget_view(budget)
 
 
@@ -223,7 +245,13 @@ def _record_budget_spend(state: State, args: Args) -> Any:
     budget["committedAmount"] = money(committed["amount"] - from_commitment)
     budget["spentAmount"] = money(budget["spentAmount"]["amount"] + amount)
     audit(
-        state, user["id"], "budget.spend_recorded", "budget", budget["id"], f"Recorded spend of {fmt(amount)} on {budget['id']} for {reference}", []
+        state,
+        user["id"],
+        "budget.spend_recorded",
+        "budget",
+        budget["id"],
+        f"Recorded spend of {fmt(amount)} on {budget['id']} for {reference}",
+        [],
     )
     return budget_view(budget)
 
@@ -260,7 +288,9 @@ def _update_budget(state: State, args: Args) -> Any:
                 f"Allocation {fmt(allocated)} is below the {fmt(consumed)} already committed and spent on {budget['id']}.",
                 {"committed": budget["committedAmount"]["amount"], "spent": budget["spentAmount"]["amount"]},
             )
-        changes.append({"field": "allocatedAmount", "from": budget["allocatedAmount"]["amount"], "to": allocated})
+        changes.append(
+            {"field": "allocatedAmount", "from": budget["allocatedAmount"]["amount"], "to": allocated}
+        )
         budget["allocatedAmount"] = money(allocated)
     status = read_optional_string(args, "status")
     if status is not None:
@@ -310,7 +340,15 @@ def _create_budget(state: State, args: Args) -> Any:
         "status": "active",
     }
     state["budgets"][bud_id] = record
-    audit(state, user["id"], "budget.created", "budget", bud_id, f"Created {bud_id} with {fmt(record['allocatedAmount']['amount'])}", [])
+    audit(
+        state,
+        user["id"],
+        "budget.created",
+        "budget",
+        bud_id,
+        f"Created {bud_id} with {fmt(record['allocatedAmount']['amount'])}",
+        [],
+    )
     return budget_view(record)
 
 

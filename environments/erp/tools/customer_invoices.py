@@ -72,7 +72,9 @@ def _list_customer_invoices(state: State, args: Args) -> Any:
         and (not overdue or is_overdue(i, now))
         and (minimum is None or i["totalAmount"]["amount"] >= minimum)
     ]
-    page = paginate([{**customer_invoice_summary(i), "isOverdue": is_overdue(i, now)} for i in invoices], args)
+    page = paginate(
+        [{**customer_invoice_summary(i), "isOverdue": is_overdue(i, now)} for i in invoices], args
+    )
     return {**page, "totalOutstanding": sum_money([outstanding_amount(i) for i in invoices])}
 
 
@@ -152,7 +154,10 @@ def _create_customer_invoice(state: State, args: Args) -> Any:
     if so_id is not None:
         order = require_sales_order(state, so_id)
         if order["customerId"] != customer["id"]:
-            raise ToolError("invalid_input", f"{order['id']} belongs to customer {order['customerId']}, not {customer['id']}.")
+            raise ToolError(
+                "invalid_input",
+                f"{order['id']} belongs to customer {order['customerId']}, not {customer['id']}.",
+            )
         if order["status"] == "cancelled":
             raise ToolError("invalid_state", f"{order['id']} is cancelled and cannot be invoiced.")
     inv_id = next_id(state, "CINV")
@@ -176,7 +181,9 @@ def _create_customer_invoice(state: State, args: Args) -> Any:
         specs = []
     if not specs:
         if order is not None:
-            raise ToolError("invalid_input", f"Nothing has shipped on {order['id']} yet, so there is nothing to invoice.")
+            raise ToolError(
+                "invalid_input", f"Nothing has shipped on {order['id']} yet, so there is nothing to invoice."
+            )
         raise ToolError("invalid_input", 'Provide "lines" when there is no sales order.')
     lines = []
     for i, spec in enumerate(specs, start=1):
@@ -198,7 +205,11 @@ def _create_customer_invoice(state: State, args: Args) -> Any:
         )
     totals = document_totals(lines)
     fulfillment_ids = (
-        [f["id"] for f in state["fulfillments"].values() if f["salesOrderId"] == order["id"] and f["status"] != "cancelled"]
+        [
+            f["id"]
+            for f in state["fulfillments"].values()
+            if f["salesOrderId"] == order["id"] and f["status"] != "cancelled"
+        ]
         if order is not None
         else []
     )
@@ -219,7 +230,15 @@ def _create_customer_invoice(state: State, args: Args) -> Any:
         "paidAt": None,
     }
     state["customerInvoices"][inv_id] = record
-    audit(state, user["id"], "customer_invoice.created", "customer_invoice", inv_id, f"Raised {inv_id} for {customer['name']}", [])
+    audit(
+        state,
+        user["id"],
+        "customer_invoice.created",
+        "customer_invoice",
+        inv_id,
+        f"Raised {inv_id} for {customer['name']}",
+        [],
+    )
     return record
 
 
@@ -285,7 +304,8 @@ issue_customer_invoice = define_tool(
         "and a fulfilled sales order becomes invoiced. Returns the invoice."
     ),
     input_schema=schema(
-        {"customerInvoiceId": string_prop(_INVOICE), "actorUserId": string_prop(_ACTOR)}, ["customerInvoiceId", "actorUserId"]
+        {"customerInvoiceId": string_prop(_INVOICE), "actorUserId": string_prop(_ACTOR)},
+        ["customerInvoiceId", "actorUserId"],
     ),
     run=_issue_customer_invoice,
 )
@@ -302,7 +322,15 @@ def _cancel_customer_invoice(state: State, args: Args) -> Any:
             f"Invoice {invoice['id']} has {fmt(invoice['amountPaid']['amount'])} paid against it; write it off instead.",
         )
     invoice["status"] = "cancelled"
-    audit(state, user["id"], "customer_invoice.cancelled", "customer_invoice", invoice["id"], f"Cancelled {invoice['id']}: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "customer_invoice.cancelled",
+        "customer_invoice",
+        invoice["id"],
+        f"Cancelled {invoice['id']}: {reason}",
+        [],
+    )
     return invoice
 
 
@@ -368,7 +396,10 @@ def _list_overdue_customer_invoices(state: State, args: Args) -> Any:
         if customer_id is not None and i["customerId"] != customer_id:
             continue
         customer = state["customers"].get(i["customerId"])
-        row = {**customer_invoice_summary(i), "customerName": customer["name"] if customer else i["customerId"]}
+        row = {
+            **customer_invoice_summary(i),
+            "customerName": customer["name"] if customer else i["customerId"],
+        }
         if customer is not None:
             row["customerStatus"] = customer["status"]
         row["daysOverdue"] = days_between(i["dueDate"], now)
@@ -412,7 +443,10 @@ def _list_receivables_by_customer(state: State, args: Args) -> Any:
     rows = []
     for customer_id, group in groups.items():
         customer = state["customers"].get(customer_id)
-        row: dict[str, Any] = {"customerId": customer_id, "customerName": customer["name"] if customer else customer_id}
+        row: dict[str, Any] = {
+            "customerId": customer_id,
+            "customerName": customer["name"] if customer else customer_id,
+        }
         if customer is not None:
             row["customerStatus"] = customer["status"]
             row["creditLimit"] = customer["creditLimit"]
@@ -456,7 +490,7 @@ def aging_buckets(invoices: list[dict[str, Any]], now: str) -> tuple[dict[str, A
         )
         totals[name] += outstanding_amount(i)["amount"]
         ids[name].append(i["id"])
-    buckets = {n: {"total": money(totals[n]), "invoiceIds": ids[n]} for n in names}
+    buckets: dict[str, Any] = {n: {"total": money(totals[n]), "invoiceIds": ids[n]} for n in names}
     return buckets, money(sum(buckets[n]["total"]["amount"] for n in names))
 
 

@@ -110,7 +110,15 @@ def _create_expense(state: State, args: Args) -> Any:
         "hasReceipt": flag(args, "hasReceipt"),
     }
     state["expenses"][exp_id] = record
-    audit(state, user["id"], "expense.created", "expense", exp_id, f"Raised {exp_id} for {fmt(record['amount']['amount'])}", [])
+    audit(
+        state,
+        user["id"],
+        "expense.created",
+        "expense",
+        exp_id,
+        f"Raised {exp_id} for {fmt(record['amount']['amount'])}",
+        [],
+    )
     return record
 
 
@@ -122,7 +130,9 @@ create_expense = define_tool(
     ),
     input_schema=schema(
         {
-            "employeeUserId": string_prop("The employee claiming (also the acting user), for example USR-010."),
+            "employeeUserId": string_prop(
+                "The employee claiming (also the acting user), for example USR-010."
+            ),
             "category": string_prop("Kind of expense, for example travel."),
             "description": string_prop("What the money was spent on."),
             "amount": number_prop("Amount claimed in USD.", minimum=0),
@@ -142,12 +152,22 @@ def _submit_expense(state: State, args: Args) -> Any:
     approver = require_user(state, read_string(args, "approverUserId"))
     assert_status(expense["status"], ["draft"], f"Expense {expense['id']}")
     if not expense["hasReceipt"]:
-        raise ToolError("invalid_state", f"Expense {expense['id']} has no receipt attached and cannot be submitted.")
+        raise ToolError(
+            "invalid_state", f"Expense {expense['id']} has no receipt attached and cannot be submitted."
+        )
     approval = create_approval(state, "expense", expense["id"], user["id"], approver["id"], expense["amount"])
     expense["status"] = "submitted"
     expense["submittedAt"] = state["now"]
     expense["approvalId"] = approval["id"]
-    audit(state, user["id"], "expense.submitted", "expense", expense["id"], f"Submitted {expense['id']} to {approver['name']}", [])
+    audit(
+        state,
+        user["id"],
+        "expense.submitted",
+        "expense",
+        expense["id"],
+        f"Submitted {expense['id']} to {approver['name']}",
+        [],
+    )
     return {"expense": expense, "approval": approval}
 
 
@@ -183,10 +203,22 @@ def _approve_expense(state: State, args: Args) -> Any:
         budget["spentAmount"] = money(budget["spentAmount"]["amount"] + amount["amount"])
     if expense["approvalId"]:
         decide_approval(
-            state, require_approval(state, expense["approvalId"]), "approved", approver["id"], read_optional_string(args, "note")
+            state,
+            require_approval(state, expense["approvalId"]),
+            "approved",
+            approver["id"],
+            read_optional_string(args, "note"),
         )
     expense["status"] = "approved"
-    audit(state, approver["id"], "expense.approved", "expense", expense["id"], f"Approved {expense['id']} for {fmt(amount['amount'])}", [])
+    audit(
+        state,
+        approver["id"],
+        "expense.approved",
+        "expense",
+        expense["id"],
+        f"Approved {expense['id']} for {fmt(amount['amount'])}",
+        [],
+    )
     return expense
 
 
@@ -214,9 +246,19 @@ def _reject_expense(state: State, args: Args) -> Any:
     reason = read_string(args, "reason")
     assert_status(expense["status"], ["submitted"], f"Expense {expense['id']}")
     if expense["approvalId"]:
-        decide_approval(state, require_approval(state, expense["approvalId"]), "rejected", approver["id"], reason)
+        decide_approval(
+            state, require_approval(state, expense["approvalId"]), "rejected", approver["id"], reason
+        )
     expense["status"] = "rejected"
-    audit(state, approver["id"], "expense.rejected", "expense", expense["id"], f"Rejected {expense['id']}: {reason}", [])
+    audit(
+        state,
+        approver["id"],
+        "expense.rejected",
+        "expense",
+        expense["id"],
+        f"Rejected {expense['id']}: {reason}",
+        [],
+    )
     return expense
 
 
@@ -262,7 +304,15 @@ def _pay_expense(state: State, args: Args) -> Any:
     state["payments"][pay_id] = payment
     expense["status"] = "paid"
     expense["paymentId"] = pay_id
-    audit(state, user["id"], "expense.paid", "expense", expense["id"], f"Reimbursed {expense['id']} via {pay_id}", [])
+    audit(
+        state,
+        user["id"],
+        "expense.paid",
+        "expense",
+        expense["id"],
+        f"Reimbursed {expense['id']} via {pay_id}",
+        [],
+    )
     return {"expense": expense, "payment": payment}
 
 
@@ -288,7 +338,13 @@ def _list_expenses_awaiting_action(state: State, args: Args) -> Any:
         else:
             continue
         rows.append(
-            {"expenseId": e["id"], "status": e["status"], "amount": e["amount"], "employeeUserId": e["employeeUserId"], "action": action}
+            {
+                "expenseId": e["id"],
+                "status": e["status"],
+                "amount": e["amount"],
+                "employeeUserId": e["employeeUserId"],
+                "action": action,
+            }
         )
     rows.sort(key=lambda r: r["expenseId"])
     return paginate(rows, args)

@@ -123,12 +123,15 @@ def _create_vendor_payment(state: State, args: Args) -> Any:
         invoice = require_vendor_invoice(state, read_string(spec, "invoiceId"))
         iid, status = invoice["id"], invoice["status"]
         if invoice["vendorId"] != vendor["id"]:
-            raise ToolError("invalid_input", f"Invoice {iid} belongs to vendor {invoice['vendorId']}, not {vendor['id']}.")
+            raise ToolError(
+                "invalid_input", f"Invoice {iid} belongs to vendor {invoice['vendorId']}, not {vendor['id']}."
+            )
         if status in ("cancelled", "rejected"):
             raise ToolError("invalid_state", f"Invoice {iid} is {status} and cannot be paid.")
         if status == "disputed":
             raise ToolError(
-                "invalid_state", f"Invoice {iid} is in dispute: {invoice['disputeReason'] or 'no reason recorded'}."
+                "invalid_state",
+                f"Invoice {iid} is in dispute: {invoice['disputeReason'] or 'no reason recorded'}.",
             )
         if status not in ("approved", "partially_paid"):
             raise ToolError(
@@ -170,7 +173,15 @@ def _create_vendor_payment(state: State, args: Args) -> Any:
         "createdAt": state["now"],
     }
     state["payments"][pay_id] = record
-    audit(state, user["id"], "payment.created", "payment", pay_id, f"Scheduled {pay_id} to {vendor['name']} for {fmt(amount['amount'])}", [])
+    audit(
+        state,
+        user["id"],
+        "payment.created",
+        "payment",
+        pay_id,
+        f"Scheduled {pay_id} to {vendor['name']} for {fmt(amount['amount'])}",
+        [],
+    )
     return record
 
 
@@ -212,7 +223,15 @@ def _submit_payment_for_approval(state: State, args: Args) -> Any:
     approval = create_approval(state, "payment", payment["id"], user["id"], approver["id"], payment["amount"])
     payment["status"] = "pending_approval"
     payment["approvalId"] = approval["id"]
-    audit(state, user["id"], "payment.submitted", "payment", payment["id"], f"Submitted {payment['id']} to {approver['name']}", [])
+    audit(
+        state,
+        user["id"],
+        "payment.submitted",
+        "payment",
+        payment["id"],
+        f"Submitted {payment['id']} to {approver['name']}",
+        [],
+    )
     return {"payment": payment, "approval": approval}
 
 
@@ -238,11 +257,17 @@ def _approve_payment(state: State, args: Args) -> Any:
     assert_within_approval_limit(approver, payment["amount"], payment["id"])
     if payment["approvalId"]:
         decide_approval(
-            state, require_approval(state, payment["approvalId"]), "approved", approver["id"], read_optional_string(args, "note")
+            state,
+            require_approval(state, payment["approvalId"]),
+            "approved",
+            approver["id"],
+            read_optional_string(args, "note"),
         )
     payment["status"] = "approved"
     payment["approvedByUserId"] = approver["id"]
-    audit(state, approver["id"], "payment.approved", "payment", payment["id"], f"Approved {payment['id']}", [])
+    audit(
+        state, approver["id"], "payment.approved", "payment", payment["id"], f"Approved {payment['id']}", []
+    )
     return payment
 
 
@@ -275,9 +300,22 @@ def _complete_payment(state: State, args: Args) -> Any:
         touched.append(invoice)
     payment["status"] = "completed"
     payment["processedAt"] = state["now"]
-    audit(state, user["id"], "payment.completed", "payment", payment["id"], f"Completed {payment['id']} for {fmt(payment['amount']['amount'])}", [])
+    audit(
+        state,
+        user["id"],
+        "payment.completed",
+        "payment",
+        payment["id"],
+        f"Completed {payment['id']} for {fmt(payment['amount']['amount'])}",
+        [],
+    )
     invoices = [
-        {"invoiceId": i["id"], "status": i["status"], "amountPaid": i["amountPaid"], "outstanding": outstanding_amount(i)}
+        {
+            "invoiceId": i["id"],
+            "status": i["status"],
+            "amountPaid": i["amountPaid"],
+            "outstanding": outstanding_amount(i),
+        }
         for i in touched
     ]
     return {"payment": payment, "invoices": invoices}
@@ -305,7 +343,15 @@ def _fail_payment(state: State, args: Args) -> Any:
     payment["status"] = "failed"
     payment["failureReason"] = reason
     payment["processedAt"] = state["now"]
-    audit(state, user["id"], "payment.failed", "payment", payment["id"], f"Payment {payment['id']} failed: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "payment.failed",
+        "payment",
+        payment["id"],
+        f"Payment {payment['id']} failed: {reason}",
+        [],
+    )
     return payment
 
 
@@ -313,7 +359,11 @@ fail_payment = define_tool(
     name="fail_payment",
     description="Mark a payment as failed (for example a bounced transfer); its invoices are not touched. Returns the payment.",
     input_schema=schema(
-        {"paymentId": string_prop(_PAYMENT), "reason": string_prop("Why it failed."), "actorUserId": string_prop(_ACTOR)},
+        {
+            "paymentId": string_prop(_PAYMENT),
+            "reason": string_prop("Why it failed."),
+            "actorUserId": string_prop(_ACTOR),
+        },
         ["paymentId", "reason", "actorUserId"],
     ),
     run=_fail_payment,
@@ -354,7 +404,15 @@ def _retry_failed_payment(state: State, args: Args) -> Any:
         "createdAt": state["now"],
     }
     state["payments"][retry_id] = record
-    audit(state, user["id"], "payment.retried", "payment", retry_id, f"Created {retry_id} to retry failed {original['id']}", [])
+    audit(
+        state,
+        user["id"],
+        "payment.retried",
+        "payment",
+        retry_id,
+        f"Created {retry_id} to retry failed {original['id']}",
+        [],
+    )
     return {"retry": record, "originalPaymentId": original["id"]}
 
 
@@ -389,7 +447,15 @@ def _cancel_payment(state: State, args: Args) -> Any:
             approval["status"] = "cancelled"
             approval["decidedAt"] = state["now"]
     payment["status"] = "cancelled"
-    audit(state, user["id"], "payment.cancelled", "payment", payment["id"], f"Cancelled {payment['id']}: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "payment.cancelled",
+        "payment",
+        payment["id"],
+        f"Cancelled {payment['id']}: {reason}",
+        [],
+    )
     return payment
 
 
@@ -397,7 +463,11 @@ cancel_payment = define_tool(
     name="cancel_payment",
     description="Cancel a payment that has not been released yet (draft, pending approval or approved). Returns the payment.",
     input_schema=schema(
-        {"paymentId": string_prop(_PAYMENT), "reason": string_prop("Why it is cancelled."), "actorUserId": string_prop(_ACTOR)},
+        {
+            "paymentId": string_prop(_PAYMENT),
+            "reason": string_prop("Why it is cancelled."),
+            "actorUserId": string_prop(_ACTOR),
+        },
         ["paymentId", "reason", "actorUserId"],
     ),
     run=_cancel_payment,
@@ -412,7 +482,10 @@ def _record_customer_payment(state: State, args: Args) -> Any:
         invoice = require_customer_invoice(state, read_string(spec, "invoiceId"))
         iid, status = invoice["id"], invoice["status"]
         if invoice["customerId"] != customer["id"]:
-            raise ToolError("invalid_input", f"Invoice {iid} belongs to customer {invoice['customerId']}, not {customer['id']}.")
+            raise ToolError(
+                "invalid_input",
+                f"Invoice {iid} belongs to customer {invoice['customerId']}, not {customer['id']}.",
+            )
         if status in ("cancelled", "draft"):
             raise ToolError("invalid_state", f'Invoice {iid} is "{status}" and cannot take a payment.')
         outstanding = outstanding_amount(invoice)
@@ -451,8 +524,18 @@ def _record_customer_payment(state: State, args: Args) -> Any:
         record["reference"] = f"RCPT-{pay_id}"
     state["payments"][pay_id] = record
     for allocation in allocations:
-        apply_payment_to_invoice(require_customer_invoice(state, allocation["invoiceId"]), allocation["amount"], state["now"])
-    audit(state, user["id"], "payment.received", "payment", pay_id, f"Received {fmt(amount['amount'])} from {customer['name']}", [])
+        apply_payment_to_invoice(
+            require_customer_invoice(state, allocation["invoiceId"]), allocation["amount"], state["now"]
+        )
+    audit(
+        state,
+        user["id"],
+        "payment.received",
+        "payment",
+        pay_id,
+        f"Received {fmt(amount['amount'])} from {customer['name']}",
+        [],
+    )
     return record
 
 
@@ -496,13 +579,19 @@ list_payments_for_invoice = define_tool(
         "List every payment that touched one vendor or customer invoice, failed and cancelled ones "
         "included, sorted by payment id, with the amount applied to that invoice. Read-only."
     ),
-    input_schema=schema({"invoiceId": string_prop("A vendor or customer invoice id, for example VINV-108.")}, ["invoiceId"]),
+    input_schema=schema(
+        {"invoiceId": string_prop("A vendor or customer invoice id, for example VINV-108.")}, ["invoiceId"]
+    ),
     run=_list_payments_for_invoice,
 )
 
 
 def _build_payment_run(state: State, args: Args) -> Any:
-    within = read_number(args, "withinDays", minimum=0, maximum=365, integer=True) if _is_number(args.get("withinDays")) else 7
+    within = (
+        read_number(args, "withinDays", minimum=0, maximum=365, integer=True)
+        if _is_number(args.get("withinDays"))
+        else 7
+    )
     include = flag_default_true(args, "includeOverdue")
     now = state["now"]
     horizon = add_days(now, int(within))
@@ -520,9 +609,14 @@ def _build_payment_run(state: State, args: Args) -> Any:
         count += 1
         group = groups.setdefault(invoice["vendorId"], {"items": []})
         group["items"].append(
-            {"invoiceId": invoice["id"], "dueDate": invoice["dueDate"], "outstanding": outstanding, "isOverdue": invoice["dueDate"] < now}
+            {
+                "invoiceId": invoice["id"],
+                "dueDate": invoice["dueDate"],
+                "outstanding": outstanding,
+                "isOverdue": invoice["dueDate"] < now,
+            }
         )
-    rows = []
+    rows: list[dict[str, Any]] = []
     for vendor_id, group in groups.items():
         vendor = state["vendors"].get(vendor_id)
         items = sorted(group["items"], key=lambda r: r["dueDate"])

@@ -34,7 +34,10 @@ _TO = "End of the date range (inclusive, compared as text: a bare date excludes 
 
 
 def _range(args: Args) -> tuple[str, str]:
-    return (read_optional_string(args, "fromDate") or "0000-01-01", read_optional_string(args, "toDate") or "9999-12-31")
+    return (
+        read_optional_string(args, "fromDate") or "0000-01-01",
+        read_optional_string(args, "toDate") or "9999-12-31",
+    )
 
 
 def _name(records: dict[str, Any], record_id: str) -> str:
@@ -46,7 +49,10 @@ def _get_procurement_spend_summary(state: State, args: Args) -> Any:
     start, end = _range(args)
     per_vendor: dict[str, dict[str, Any]] = {}
     for inv in state["vendorInvoices"].values():
-        if inv["status"] not in ("approved", "partially_paid", "paid") or not start <= inv["invoiceDate"] <= end:
+        if (
+            inv["status"] not in ("approved", "partially_paid", "paid")
+            or not start <= inv["invoiceDate"] <= end
+        ):
             continue
         row = per_vendor.setdefault(inv["vendorId"], {"invoiced": 0.0, "paid": 0.0, "count": 0})
         row["invoiced"] += inv["totalAmount"]["amount"]
@@ -55,7 +61,9 @@ def _get_procurement_spend_summary(state: State, args: Args) -> Any:
     on_order: dict[str, float] = {}
     for order in state["purchaseOrders"].values():
         if order["status"] in ("approved", "sent", "partially_received"):
-            on_order[order["vendorId"]] = on_order.get(order["vendorId"], 0.0) + order["totalAmount"]["amount"]
+            on_order[order["vendorId"]] = (
+                on_order.get(order["vendorId"], 0.0) + order["totalAmount"]["amount"]
+            )
     rows = [
         {
             "vendorId": vendor_id,
@@ -149,7 +157,9 @@ get_inventory_valuation = define_tool(
         "Value stock on hand at standard cost, grouped by warehouse (default) or product category, with "
         "units, record counts and how many records are below their reorder point. Read-only."
     ),
-    input_schema=schema({"groupBy": enum_prop(("warehouse", "category"), "How to group the stock (default warehouse).")}, []),
+    input_schema=schema(
+        {"groupBy": enum_prop(("warehouse", "category"), "How to group the stock (default warehouse).")}, []
+    ),
     run=_get_inventory_valuation,
 )
 
@@ -162,7 +172,9 @@ def _get_sales_summary(state: State, args: Args) -> Any:
             continue
         row = per_customer.setdefault(order["customerId"], {"ordered": 0.0, "shipped": 0.0, "count": 0})
         row["ordered"] += order["subtotal"]["amount"]
-        row["shipped"] += sum(line["quantityFulfilled"] * line["unitPrice"]["amount"] for line in order["lines"])
+        row["shipped"] += sum(
+            line["quantityFulfilled"] * line["unitPrice"]["amount"] for line in order["lines"]
+        )
         row["count"] += 1
     invoiced: dict[str, float] = {}
     for inv in state["customerInvoices"].values():
@@ -227,8 +239,12 @@ def _get_cash_position(state: State, args: Args) -> Any:
         "payablesDue": payables_due,
         "receivablesDue": receivables_due,
         "netPosition": money(receivables_due["amount"] - payables_due["amount"]),
-        "paymentsCompletedOut": sum_money([p["amount"] for p in payments if p["status"] == "completed" and p["direction"] == "outbound"]),
-        "paymentsCompletedIn": sum_money([p["amount"] for p in payments if p["status"] == "completed" and p["direction"] == "inbound"]),
+        "paymentsCompletedOut": sum_money(
+            [p["amount"] for p in payments if p["status"] == "completed" and p["direction"] == "outbound"]
+        ),
+        "paymentsCompletedIn": sum_money(
+            [p["amount"] for p in payments if p["status"] == "completed" and p["direction"] == "inbound"]
+        ),
         "failedPaymentCount": sum(1 for p in payments if p["status"] == "failed"),
     }
 
@@ -239,7 +255,9 @@ get_cash_position = define_tool(
         "Show near-term cash: payables and receivables due within a window (default 30 days, overdue "
         "included), the net, completed payments each way and how many payments failed. Read-only."
     ),
-    input_schema=schema({"withinDays": integer_prop("Days ahead to look (default 30).", minimum=0, maximum=365)}, []),
+    input_schema=schema(
+        {"withinDays": integer_prop("Days ahead to look (default 30).", minimum=0, maximum=365)}, []
+    ),
     run=_get_cash_position,
 )
 
@@ -252,7 +270,14 @@ def _get_operations_dashboard(state: State, args: Args) -> Any:
         match = matches.get(inv["matchId"]) if inv["matchId"] else None
         failing = (match is not None and match["status"] == "failed") or inv["status"] == "disputed"
         if failing and inv["status"] not in ("paid", "cancelled", "rejected"):
-            blocked.append({"id": inv["id"], "status": inv["status"], "vendorId": inv["vendorId"], "amount": inv["totalAmount"]})
+            blocked.append(
+                {
+                    "id": inv["id"],
+                    "status": inv["status"],
+                    "vendorId": inv["vendorId"],
+                    "amount": inv["totalAmount"],
+                }
+            )
     low_stock = []
     for record in state["inventory"].values():
         product = state["products"].get(record["productId"])
@@ -269,7 +294,9 @@ def _get_operations_dashboard(state: State, args: Args) -> Any:
         "asOf": now,
         "blockedVendorInvoices": blocked,
         "overdueVendorInvoices": [i["id"] for i in state["vendorInvoices"].values() if is_overdue(i, now)],
-        "overdueCustomerInvoices": [i["id"] for i in state["customerInvoices"].values() if is_overdue(i, now)],
+        "overdueCustomerInvoices": [
+            i["id"] for i in state["customerInvoices"].values() if is_overdue(i, now)
+        ],
         "openReceivingDiscrepancies": [
             {"id": d["id"], "type": d["type"], "purchaseOrderId": d["purchaseOrderId"]}
             for d in state["receivingDiscrepancies"].values()
@@ -279,7 +306,9 @@ def _get_operations_dashboard(state: State, args: Args) -> Any:
         "latePurchaseOrders": [
             o["id"]
             for o in state["purchaseOrders"].values()
-            if o["status"] in ("sent", "partially_received") and o["expectedDeliveryDate"] and o["expectedDeliveryDate"] < now
+            if o["status"] in ("sent", "partially_received")
+            and o["expectedDeliveryDate"]
+            and o["expectedDeliveryDate"] < now
         ],
         "unshippedSalesOrders": [
             o["id"]
@@ -288,11 +317,18 @@ def _get_operations_dashboard(state: State, args: Args) -> Any:
             and any(line["quantityFulfilled"] < line["quantityOrdered"] for line in o["lines"])
         ],
         "pendingApprovals": [
-            {"id": a["id"], "entityType": a["entityType"], "entityId": a["entityId"], "assignedToUserId": a["assignedToUserId"]}
+            {
+                "id": a["id"],
+                "entityType": a["entityType"],
+                "entityId": a["entityId"],
+                "assignedToUserId": a["assignedToUserId"],
+            }
             for a in state["approvals"].values()
             if a["status"] == "pending"
         ],
-        "exhaustedBudgets": [b["id"] for b in state["budgets"].values() if budget_available(b)["amount"] <= 0],
+        "exhaustedBudgets": [
+            b["id"] for b in state["budgets"].values() if budget_available(b)["amount"] <= 0
+        ],
     }
 
 

@@ -66,7 +66,9 @@ def assert_customer_can_trade(state: State, customer_id: str, action: str) -> di
     return customer
 
 
-def _build_lines(state: State, specs: list[dict[str, Any]], order_id: str, fallback: str, creating: bool) -> list[Any]:
+def _build_lines(
+    state: State, specs: list[dict[str, Any]], order_id: str, fallback: str, creating: bool
+) -> list[Any]:
     lines = []
     for i, spec in enumerate(specs, start=1):
         product = require_product(state, read_string(spec, "productId"))
@@ -75,7 +77,11 @@ def _build_lines(state: State, specs: list[dict[str, Any]], order_id: str, fallb
         require_warehouse(state, warehouse_id)
         if creating and product["status"] == "discontinued":
             raise ToolError("not_allowed", f"Product {product['id']} is discontinued and cannot be sold.")
-        price = read_number(spec, "unitPrice", minimum=0) if _is_number(spec.get("unitPrice")) else product["listPrice"]["amount"]
+        price = (
+            read_number(spec, "unitPrice", minimum=0)
+            if _is_number(spec.get("unitPrice"))
+            else product["listPrice"]["amount"]
+        )
         lines.append(
             {
                 "id": f"{order_id}-L{i}",
@@ -145,7 +151,10 @@ search_sales_orders = define_tool(
 
 def _get_sales_order(state: State, args: Args) -> Any:
     order = require_sales_order(state, read_string(args, "salesOrderId"))
-    lines = [{**line, "quantityOutstanding": line["quantityOrdered"] - line["quantityFulfilled"]} for line in order["lines"]]
+    lines = [
+        {**line, "quantityOutstanding": line["quantityOrdered"] - line["quantityFulfilled"]}
+        for line in order["lines"]
+    ]
     fulfillments = [
         {"id": f["id"], "status": f["status"], "warehouseId": f["warehouseId"], "shippedAt": f["shippedAt"]}
         for f in state["fulfillments"].values()
@@ -176,7 +185,8 @@ def _create_sales_order(state: State, args: Args) -> Any:
     warehouse = require_warehouse(state, read_string(args, "warehouseId"))
     if customer["status"] == "blocked":
         raise ToolError(
-            "not_allowed", f"Customer {customer['id']} is blocked: {customer['statusReason'] or 'no reason recorded'}."
+            "not_allowed",
+            f"Customer {customer['id']} is blocked: {customer['statusReason'] or 'no reason recorded'}.",
         )
     so_id = next_id(state, "SO")
     lines = _build_lines(state, read_object_array(args, "lines"), so_id, warehouse["id"], True)
@@ -193,7 +203,8 @@ def _create_sales_order(state: State, args: Args) -> Any:
         "totalAmount": totals["totalAmount"],
         "customerPoNumber": read_optional_string(args, "customerPoNumber") or "",
         "orderDate": state["now"],
-        "requestedDeliveryDate": read_optional_string(args, "requestedDeliveryDate") or add_days(state["now"], 14),
+        "requestedDeliveryDate": read_optional_string(args, "requestedDeliveryDate")
+        or add_days(state["now"], 14),
         "createdByUserId": user["id"],
         "confirmedAt": None,
         "cancelledAt": None,
@@ -201,7 +212,15 @@ def _create_sales_order(state: State, args: Args) -> Any:
         "closedAt": None,
     }
     state["salesOrders"][so_id] = record
-    audit(state, user["id"], "sales_order.created", "sales_order", so_id, f"Created {so_id} for {customer['name']}", [])
+    audit(
+        state,
+        user["id"],
+        "sales_order.created",
+        "sales_order",
+        so_id,
+        f"Created {so_id} for {customer['name']}",
+        [],
+    )
     return record
 
 
@@ -228,7 +247,9 @@ create_sales_order = define_tool(
             "warehouseId": string_prop("Default warehouse the lines ship from, for example WH-001."),
             "lines": array_prop("The products ordered.", _SO_LINE),
             "customerPoNumber": string_prop("The customer's own purchase order number."),
-            "requestedDeliveryDate": string_prop("When the customer wants delivery; default 14 days from now."),
+            "requestedDeliveryDate": string_prop(
+                "When the customer wants delivery; default 14 days from now."
+            ),
             "actorUserId": string_prop(_ACTOR),
         },
         ["customerId", "warehouseId", "lines", "actorUserId"],
@@ -281,14 +302,19 @@ def _confirm_sales_order(state: State, args: Args) -> Any:
         raise ToolError("invalid_state", f"Sales order {order['id']} has no lines.")
     order["status"] = "confirmed"
     order["confirmedAt"] = state["now"]
-    audit(state, user["id"], "sales_order.confirmed", "sales_order", order["id"], f"Confirmed {order['id']}", [])
+    audit(
+        state, user["id"], "sales_order.confirmed", "sales_order", order["id"], f"Confirmed {order['id']}", []
+    )
     return order
 
 
 confirm_sales_order = define_tool(
     name="confirm_sales_order",
     description="Confirm a draft sales order so stock can be reserved and shipped against it. Returns the order.",
-    input_schema=schema({"salesOrderId": string_prop(_ORDER), "actorUserId": string_prop(_ACTOR)}, ["salesOrderId", "actorUserId"]),
+    input_schema=schema(
+        {"salesOrderId": string_prop(_ORDER), "actorUserId": string_prop(_ACTOR)},
+        ["salesOrderId", "actorUserId"],
+    ),
     run=_confirm_sales_order,
 )
 
@@ -303,7 +329,9 @@ def _check_sales_order_stock(state: State, args: Args) -> Any:
         elsewhere = [
             {"warehouseId": r["warehouseId"], "quantityAvailable": available_quantity(r)}
             for r in state["inventory"].values()
-            if r["productId"] == line["productId"] and r["warehouseId"] != line["warehouseId"] and available_quantity(r) > 0
+            if r["productId"] == line["productId"]
+            and r["warehouseId"] != line["warehouseId"]
+            and available_quantity(r) > 0
         ]
         elsewhere.sort(key=lambda r: r["quantityAvailable"], reverse=True)
         rows.append(
@@ -325,7 +353,8 @@ def _check_sales_order_stock(state: State, args: Args) -> Any:
         "status": order["status"],
         "canFulfilInFull": all(r["canShipInFull"] for r in rows),
         "requiresTransferOrSplit": any(
-            not r["canShipInFull"] and r["totalAvailableAcrossWarehouses"] >= r["quantityOutstanding"] for r in rows
+            not r["canShipInFull"] and r["totalAvailableAcrossWarehouses"] >= r["quantityOutstanding"]
+            for r in rows
         ),
         "lines": rows,
     }
@@ -371,7 +400,15 @@ def _reserve_sales_order_stock(state: State, args: Args) -> Any:
         )
         line["quantityReserved"] += take
         rows.append({"salesOrderLineId": line["id"], "reserved": take, "shortfall": needed - take})
-    audit(state, user["id"], "sales_order.reserved", "sales_order", order["id"], f"Reserved stock for {order['id']}", [])
+    audit(
+        state,
+        user["id"],
+        "sales_order.reserved",
+        "sales_order",
+        order["id"],
+        f"Reserved stock for {order['id']}",
+        [],
+    )
     return {"salesOrderId": order["id"], "lines": rows}
 
 
@@ -381,7 +418,10 @@ reserve_sales_order_stock = define_tool(
         "Reserve, at each line's warehouse, what every line of a confirmed order still needs, as far as "
         "stock is available. Returns per line the units reserved and any shortfall."
     ),
-    input_schema=schema({"salesOrderId": string_prop(_ORDER), "actorUserId": string_prop(_ACTOR)}, ["salesOrderId", "actorUserId"]),
+    input_schema=schema(
+        {"salesOrderId": string_prop(_ORDER), "actorUserId": string_prop(_ACTOR)},
+        ["salesOrderId", "actorUserId"],
+    ),
     run=_reserve_sales_order_stock,
 )
 
@@ -503,7 +543,14 @@ def _fulfill_sales_order(state: State, args: Args) -> Any:
         line["quantityReserved"] -= release
         if warehouse_id not in used:
             used.append(warehouse_id)
-        lines.append({"id": f"{ful_id}-L{i}", "salesOrderLineId": line["id"], "productId": product_id, "quantity": quantity})
+        lines.append(
+            {
+                "id": f"{ful_id}-L{i}",
+                "salesOrderLineId": line["id"],
+                "productId": product_id,
+                "quantity": quantity,
+            }
+        )
     record = {
         "id": ful_id,
         "number": ful_id,
@@ -519,7 +566,15 @@ def _fulfill_sales_order(state: State, args: Args) -> Any:
     }
     state["fulfillments"][ful_id] = record
     recompute_sales_order_status(order)
-    audit(state, user["id"], "fulfillment.shipped", "fulfillment", ful_id, f"Shipped {ful_id} against {order['id']}", [])
+    audit(
+        state,
+        user["id"],
+        "fulfillment.shipped",
+        "fulfillment",
+        ful_id,
+        f"Shipped {ful_id} against {order['id']}",
+        [],
+    )
     return {"fulfillment": record, "salesOrderStatus": order["status"], "warehousesUsed": used}
 
 
@@ -561,7 +616,15 @@ def _mark_fulfillment_delivered(state: State, args: Args) -> Any:
     assert_status(record["status"], ["shipped"], f"Fulfillment {record['id']}")
     record["status"] = "delivered"
     record["deliveredAt"] = state["now"]
-    audit(state, user["id"], "fulfillment.delivered", "fulfillment", record["id"], f"{record['id']} delivered", [])
+    audit(
+        state,
+        user["id"],
+        "fulfillment.delivered",
+        "fulfillment",
+        record["id"],
+        f"{record['id']} delivered",
+        [],
+    )
     return record
 
 
@@ -569,7 +632,10 @@ mark_fulfillment_delivered = define_tool(
     name="mark_fulfillment_delivered",
     description="Record that a shipped fulfillment reached the customer. Returns the fulfillment.",
     input_schema=schema(
-        {"fulfillmentId": string_prop("The fulfillment id, for example FUL-002."), "actorUserId": string_prop(_ACTOR)},
+        {
+            "fulfillmentId": string_prop("The fulfillment id, for example FUL-002."),
+            "actorUserId": string_prop(_ACTOR),
+        },
         ["fulfillmentId", "actorUserId"],
     ),
     run=_mark_fulfillment_delivered,
@@ -609,7 +675,10 @@ def _cancel_sales_order(state: State, args: Args) -> Any:
     assert_status(order["status"], ["draft", "confirmed"], f"Sales order {order['id']}")
     shipped = sum(line["quantityFulfilled"] for line in order["lines"])
     if shipped > 0:
-        raise ToolError("invalid_state", f"{order['id']} already has {fmt(shipped)} unit(s) shipped and cannot be cancelled.")
+        raise ToolError(
+            "invalid_state",
+            f"{order['id']} already has {fmt(shipped)} unit(s) shipped and cannot be cancelled.",
+        )
     for line in order["lines"]:
         if line["quantityReserved"] > 0:
             apply_stock_change(
@@ -628,7 +697,15 @@ def _cancel_sales_order(state: State, args: Args) -> Any:
     order["status"] = "cancelled"
     order["cancelledAt"] = state["now"]
     order["cancelReason"] = reason
-    audit(state, user["id"], "sales_order.cancelled", "sales_order", order["id"], f"Cancelled {order['id']}: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "sales_order.cancelled",
+        "sales_order",
+        order["id"],
+        f"Cancelled {order['id']}: {reason}",
+        [],
+    )
     return order
 
 
@@ -636,7 +713,11 @@ cancel_sales_order = define_tool(
     name="cancel_sales_order",
     description="Cancel a draft or confirmed sales order with nothing shipped, releasing its reservations. Returns the order.",
     input_schema=schema(
-        {"salesOrderId": string_prop(_ORDER), "reason": string_prop("Why it is cancelled."), "actorUserId": string_prop(_ACTOR)},
+        {
+            "salesOrderId": string_prop(_ORDER),
+            "reason": string_prop("Why it is cancelled."),
+            "actorUserId": string_prop(_ACTOR),
+        },
         ["salesOrderId", "reason", "actorUserId"],
     ),
     run=_cancel_sales_order,

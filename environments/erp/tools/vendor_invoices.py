@@ -27,8 +27,8 @@ from .helpers import (
     boolean_prop,
     create_approval,
     decide_approval,
-    enum_prop,
     document_totals,
+    enum_prop,
     fixed2,
     flag,
     flag_default_true,
@@ -65,7 +65,9 @@ def _by_id(records: dict[str, Any]) -> list[Any]:
     return [records[k] for k in sorted(records)]
 
 
-def _discrepancy(kind: str, line_id: Any, product_id: Any, expected: Any, actual: Any, message: str) -> dict[str, Any]:
+def _discrepancy(
+    kind: str, line_id: Any, product_id: Any, expected: Any, actual: Any, message: str
+) -> dict[str, Any]:
     return {
         "type": kind,
         "purchaseOrderLineId": line_id,
@@ -84,12 +86,24 @@ def run_match(state: State, invoice: dict[str, Any], tolerance: dict[str, Any]) 
     """
     total = invoice["totalAmount"]["amount"]
     if not invoice["purchaseOrderId"]:
-        return [_discrepancy("missing_purchase_order", None, None, 0, total, "No purchase order is linked to this invoice.")]
+        return [
+            _discrepancy(
+                "missing_purchase_order", None, None, 0, total, "No purchase order is linked to this invoice."
+            )
+        ]
     order = require_purchase_order(state, invoice["purchaseOrderId"])
-    posted = [r for r in state["goodsReceipts"].values() if r["purchaseOrderId"] == order["id"] and r["status"] == "posted"]
+    posted = [
+        r
+        for r in state["goodsReceipts"].values()
+        if r["purchaseOrderId"] == order["id"] and r["status"] == "posted"
+    ]
     found: list[dict[str, Any]] = []
     if not posted:
-        found.append(_discrepancy("missing_receipt", None, None, 0, total, f"No posted goods receipt exists for {order['id']}."))
+        found.append(
+            _discrepancy(
+                "missing_receipt", None, None, 0, total, f"No posted goods receipt exists for {order['id']}."
+            )
+        )
     by_id = {line["id"]: line for line in order["lines"]}
     for line in invoice["lines"]:
         ref = line["purchaseOrderLineId"]
@@ -108,7 +122,9 @@ def run_match(state: State, invoice: dict[str, Any], tolerance: dict[str, Any]) 
                 )
             )
             continue
-        received = sum(gl["quantityReceived"] for r in posted for gl in r["lines"] if gl["purchaseOrderLineId"] == ref)
+        received = sum(
+            gl["quantityReceived"] for r in posted for gl in r["lines"] if gl["purchaseOrderLineId"] == ref
+        )
         if line["quantity"] > received * (1 + tolerance["quantityPercent"] / 100):
             found.append(
                 _discrepancy(
@@ -190,7 +206,11 @@ def _search_vendor_invoices(state: State, args: Args) -> Any:
     for i in _by_id(state["vendorInvoices"]):
         vendor = vendors.get(i["vendorId"])
         name = vendor["name"] if vendor else None
-        if matches_text(i["id"], query) or matches_text(i["vendorInvoiceNumber"], query) or matches_text(name, query):
+        if (
+            matches_text(i["id"], query)
+            or matches_text(i["vendorInvoiceNumber"], query)
+            or matches_text(name, query)
+        ):
             rows.append(vendor_invoice_summary(i))
     return paginate(rows, args)
 
@@ -210,7 +230,13 @@ def _get_vendor_invoice(state: State, args: Args) -> Any:
     invoice = require_vendor_invoice(state, read_string(args, "vendorInvoiceId"))
     approval = state["approvals"].get(invoice["approvalId"]) if invoice["approvalId"] else None
     payments = [
-        {"id": p["id"], "status": p["status"], "amount": p["amount"], "processedAt": p["processedAt"], "failureReason": p["failureReason"]}
+        {
+            "id": p["id"],
+            "status": p["status"],
+            "amount": p["amount"],
+            "processedAt": p["processedAt"],
+            "failureReason": p["failureReason"],
+        }
         for p in state["payments"].values()
         if any(a["invoiceId"] == invoice["id"] for a in p["allocations"])
     ]
@@ -255,14 +281,18 @@ def _create_vendor_invoice(state: State, args: Args) -> Any:
     if po_id is not None:
         order = require_purchase_order(state, po_id)
         if order["vendorId"] != vendor["id"]:
-            raise ToolError("invalid_input", f"{order['id']} belongs to vendor {order['vendorId']}, not {vendor['id']}.")
+            raise ToolError(
+                "invalid_input", f"{order['id']} belongs to vendor {order['vendorId']}, not {vendor['id']}."
+            )
         if order["status"] == "cancelled":
             raise ToolError("invalid_state", f"{order['id']} is cancelled and cannot be invoiced.")
     if isinstance(args.get("goodsReceiptIds"), list):
         receipt_ids = [require_goods_receipt(state, str(x))["id"] for x in args["goodsReceiptIds"]]
     elif order is not None:
         receipt_ids = [
-            r["id"] for r in state["goodsReceipts"].values() if r["purchaseOrderId"] == order["id"] and r["status"] == "posted"
+            r["id"]
+            for r in state["goodsReceipts"].values()
+            if r["purchaseOrderId"] == order["id"] and r["status"] == "posted"
         ]
     else:
         receipt_ids = []
@@ -284,7 +314,9 @@ def _create_vendor_invoice(state: State, args: Args) -> Any:
         specs = []
     if not specs:
         if order is not None:
-            raise ToolError("invalid_input", f'Nothing is awaiting invoicing on {order["id"]}; supply "lines" explicitly.')
+            raise ToolError(
+                "invalid_input", f'Nothing is awaiting invoicing on {order["id"]}; supply "lines" explicitly.'
+            )
         raise ToolError("invalid_input", 'Provide "lines" for a non-PO invoice.')
     po_lines = {line["id"]: line for line in order["lines"]} if order is not None else {}
     lines = []
@@ -376,8 +408,13 @@ create_vendor_invoice = define_tool(
             "vendorId": string_prop("The vendor who sent the invoice, for example VEN-009."),
             "vendorInvoiceNumber": string_prop("The vendor's own invoice number."),
             "purchaseOrderId": string_prop("The purchase order billed."),
-            "goodsReceiptIds": array_prop("Receipts this invoice covers; default: the order's posted receipts.", string_prop("A goods receipt id.")),
-            "lines": array_prop("The billed lines; omit to bill what was received but not invoiced.", _INVOICE_LINE),
+            "goodsReceiptIds": array_prop(
+                "Receipts this invoice covers; default: the order's posted receipts.",
+                string_prop("A goods receipt id."),
+            ),
+            "lines": array_prop(
+                "The billed lines; omit to bill what was received but not invoiced.", _INVOICE_LINE
+            ),
             "invoiceDate": string_prop("Invoice date as an ISO date or timestamp; default now."),
             "actorUserId": string_prop(_ACTOR),
         },
@@ -391,11 +428,16 @@ def _run_three_way_match(state: State, args: Args) -> Any:
     user = actor(state, args)
     invoice = require_vendor_invoice(state, read_string(args, "vendorInvoiceId"))
     assert_status(
-        invoice["status"], ["draft", "pending_match", "matched", "pending_approval", "disputed"], f"Invoice {invoice['id']}"
+        invoice["status"],
+        ["draft", "pending_match", "matched", "pending_approval", "disputed"],
+        f"Invoice {invoice['id']}",
     )
     price = read_optional_number(args, "pricePercentTolerance", minimum=0)
     quantity = read_optional_number(args, "quantityPercentTolerance", minimum=0)
-    tolerance = {"pricePercent": 2 if price is None else price, "quantityPercent": 0 if quantity is None else quantity}
+    tolerance = {
+        "pricePercent": 2 if price is None else price,
+        "quantityPercent": 0 if quantity is None else quantity,
+    }
     discrepancies = run_match(state, invoice, tolerance)
     status = "failed" if discrepancies else "matched"
     match = {
@@ -415,7 +457,15 @@ def _run_three_way_match(state: State, args: Args) -> Any:
         invoice["status"] = "matched"
     elif invoice["status"] == "matched":
         invoice["status"] = "pending_match"
-    audit(state, user["id"], f"three_way_match.{status}", "three_way_match", match["id"], f"Match {status} for {invoice['id']}", [])
+    audit(
+        state,
+        user["id"],
+        f"three_way_match.{status}",
+        "three_way_match",
+        match["id"],
+        f"Match {status} for {invoice['id']}",
+        [],
+    )
     return match
 
 
@@ -431,7 +481,9 @@ run_three_way_match = define_tool(
         {
             "vendorInvoiceId": string_prop(_INVOICE),
             "pricePercentTolerance": number_prop("Allowed price overrun in percent (default 2).", minimum=0),
-            "quantityPercentTolerance": number_prop("Allowed quantity overrun in percent (default 0).", minimum=0),
+            "quantityPercentTolerance": number_prop(
+                "Allowed quantity overrun in percent (default 0).", minimum=0
+            ),
             "actorUserId": string_prop(_ACTOR),
         },
         ["vendorInvoiceId", "actorUserId"],
@@ -499,7 +551,9 @@ def _submit_vendor_invoice_for_approval(state: State, args: Args) -> Any:
     assert_status(invoice["status"], ["matched", "pending_match", "draft"], f"Invoice {invoice['id']}")
     match = _current_match(state, invoice)
     if match is None:
-        raise ToolError("invalid_state", f"Invoice {invoice['id']} has not been matched; run run_three_way_match first.")
+        raise ToolError(
+            "invalid_state", f"Invoice {invoice['id']} has not been matched; run run_three_way_match first."
+        )
     if match["status"] == "failed":
         n = len(match["discrepancies"])
         raise ToolError(
@@ -507,10 +561,20 @@ def _submit_vendor_invoice_for_approval(state: State, args: Args) -> Any:
             f"Invoice {invoice['id']} cannot be submitted: match {match['id']} failed with {n} discrepancy(ies).",
             {"discrepancies": match["discrepancies"]},
         )
-    approval = create_approval(state, "vendor_invoice", invoice["id"], user["id"], approver["id"], invoice["totalAmount"])
+    approval = create_approval(
+        state, "vendor_invoice", invoice["id"], user["id"], approver["id"], invoice["totalAmount"]
+    )
     invoice["status"] = "pending_approval"
     invoice["approvalId"] = approval["id"]
-    audit(state, user["id"], "vendor_invoice.submitted", "vendor_invoice", invoice["id"], f"Submitted {invoice['id']} to {approver['name']}", [])
+    audit(
+        state,
+        user["id"],
+        "vendor_invoice.submitted",
+        "vendor_invoice",
+        invoice["id"],
+        f"Submitted {invoice['id']} to {approver['name']}",
+        [],
+    )
     return {"invoice": invoice, "approval": approval}
 
 
@@ -543,11 +607,17 @@ def _approve_vendor_invoice(state: State, args: Args) -> Any:
             text = f"Invoice {invoice['id']} cannot be approved: match {match['id']} failed. {messages}"
         else:
             text = f"Invoice {invoice['id']} has not been three-way matched."
-        raise ToolError("invalid_state", text, {"discrepancies": match["discrepancies"] if match is not None else []})
+        raise ToolError(
+            "invalid_state", text, {"discrepancies": match["discrepancies"] if match is not None else []}
+        )
     assert_within_approval_limit(approver, invoice["totalAmount"], invoice["id"])
     if invoice["approvalId"]:
         decide_approval(
-            state, require_approval(state, invoice["approvalId"]), "approved", approver["id"], read_optional_string(args, "note")
+            state,
+            require_approval(state, invoice["approvalId"]),
+            "approved",
+            approver["id"],
+            read_optional_string(args, "note"),
         )
     invoice["status"] = "approved"
     invoice["approvedAt"] = state["now"]
@@ -596,7 +666,9 @@ def _reject_vendor_invoice(state: State, args: Args) -> Any:
     invoice = require_vendor_invoice(state, read_string(args, "vendorInvoiceId"))
     reason = read_string(args, "reason")
     assert_status(
-        invoice["status"], ["pending_approval", "pending_match", "matched", "disputed", "draft"], f"Invoice {invoice['id']}"
+        invoice["status"],
+        ["pending_approval", "pending_match", "matched", "disputed", "draft"],
+        f"Invoice {invoice['id']}",
     )
     if invoice["approvalId"]:
         approval = require_approval(state, invoice["approvalId"])
@@ -605,7 +677,15 @@ def _reject_vendor_invoice(state: State, args: Args) -> Any:
     invoice["status"] = "rejected"
     if invoice["purchaseOrderId"]:
         _release_invoiced(state, invoice)
-    audit(state, approver["id"], "vendor_invoice.rejected", "vendor_invoice", invoice["id"], f"Rejected {invoice['id']}: {reason}", [])
+    audit(
+        state,
+        approver["id"],
+        "vendor_invoice.rejected",
+        "vendor_invoice",
+        invoice["id"],
+        f"Rejected {invoice['id']}: {reason}",
+        [],
+    )
     return invoice
 
 
@@ -631,10 +711,22 @@ def _dispute_vendor_invoice(state: State, args: Args) -> Any:
     user = actor(state, args)
     invoice = require_vendor_invoice(state, read_string(args, "vendorInvoiceId"))
     reason = read_string(args, "reason")
-    assert_status(invoice["status"], ["pending_match", "matched", "pending_approval", "approved"], f"Invoice {invoice['id']}")
+    assert_status(
+        invoice["status"],
+        ["pending_match", "matched", "pending_approval", "approved"],
+        f"Invoice {invoice['id']}",
+    )
     invoice["status"] = "disputed"
     invoice["disputeReason"] = reason
-    audit(state, user["id"], "vendor_invoice.disputed", "vendor_invoice", invoice["id"], f"Disputed {invoice['id']}: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "vendor_invoice.disputed",
+        "vendor_invoice",
+        invoice["id"],
+        f"Disputed {invoice['id']}: {reason}",
+        [],
+    )
     return invoice
 
 
@@ -692,7 +784,9 @@ def _update_vendor_invoice_line(state: State, args: Args) -> Any:
     invoice = require_vendor_invoice(state, read_string(args, "vendorInvoiceId"))
     line_id = read_string(args, "lineId")
     assert_status(
-        invoice["status"], ["draft", "pending_match", "matched", "pending_approval", "disputed"], f"Invoice {invoice['id']}"
+        invoice["status"],
+        ["draft", "pending_match", "matched", "pending_approval", "disputed"],
+        f"Invoice {invoice['id']}",
     )
     line = next((x for x in invoice["lines"] if x["id"] == line_id), None)
     if line is None:
@@ -768,7 +862,15 @@ def _cancel_vendor_invoice(state: State, args: Args) -> Any:
     if invoice["purchaseOrderId"]:
         _release_invoiced(state, invoice)
     invoice["status"] = "cancelled"
-    audit(state, user["id"], "vendor_invoice.cancelled", "vendor_invoice", invoice["id"], f"Cancelled {invoice['id']}: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "vendor_invoice.cancelled",
+        "vendor_invoice",
+        invoice["id"],
+        f"Cancelled {invoice['id']}: {reason}",
+        [],
+    )
     return invoice
 
 
@@ -873,7 +975,11 @@ def _explain_invoice_block(state: State, args: Args) -> Any:
         blockers.append({"code": code, "message": message, "fixWith": fix})
 
     if status in ("cancelled", "rejected"):
-        block("invoice_closed", f"Invoice is {status} and can never be paid.", "create_vendor_invoice (register a replacement)")
+        block(
+            "invoice_closed",
+            f"Invoice is {status} and can never be paid.",
+            "create_vendor_invoice (register a replacement)",
+        )
     if status == "disputed":
         block(
             "disputed",
@@ -885,7 +991,11 @@ def _explain_invoice_block(state: State, args: Args) -> Any:
         block("not_matched", "No three-way match has been run for this invoice.", "run_three_way_match")
     elif match["status"] == "failed":
         for d in match["discrepancies"]:
-            block(f"match_{d['type']}", d["message"], _FIX_WITH.get(d["type"], "create_purchase_order / receive_goods"))
+            block(
+                f"match_{d['type']}",
+                d["message"],
+                _FIX_WITH.get(d["type"], "create_purchase_order / receive_goods"),
+            )
     if status not in ("approved", "partially_paid", "paid") and not blockers:
         block(
             "not_approved",
