@@ -74,7 +74,9 @@ list_goods_receipts = define_tool(
     ),
     input_schema=schema(
         {
-            "purchaseOrderId": string_prop("Only receipts posted against this purchase order (for example PO-202)."),
+            "purchaseOrderId": string_prop(
+                "Only receipts posted against this purchase order (for example PO-202)."
+            ),
             "warehouseId": string_prop("Only receipts into this warehouse (for example WH-001)."),
             "status": enum_prop(GR_STATUS, "Only receipts in this status."),
             **paging_props(),
@@ -87,7 +89,9 @@ list_goods_receipts = define_tool(
 
 def _get_goods_receipt(state: State, args: Args) -> Any:
     receipt = require_goods_receipt(state, read_string(args, "goodsReceiptId"))
-    discrepancies = [d for d in state["receivingDiscrepancies"].values() if d["goodsReceiptId"] == receipt["id"]]
+    discrepancies = [
+        d for d in state["receivingDiscrepancies"].values() if d["goodsReceiptId"] == receipt["id"]
+    ]
     return {**receipt, "discrepancies": discrepancies}
 
 
@@ -97,7 +101,9 @@ get_goods_receipt = define_tool(
         "Get one goods receipt with its lines (accepted and rejected units per order line) and every "
         "receiving discrepancy raised against it. Read-only."
     ),
-    input_schema=schema({"goodsReceiptId": string_prop("The receipt id, for example GR-001.")}, ["goodsReceiptId"]),
+    input_schema=schema(
+        {"goodsReceiptId": string_prop("The receipt id, for example GR-001.")}, ["goodsReceiptId"]
+    ),
     run=_get_goods_receipt,
 )
 
@@ -119,7 +125,12 @@ def _list_receipts_for_purchase_order(state: State, args: Args) -> Any:
         }
         for line in order["lines"]
     ]
-    return {"purchaseOrderId": order["id"], "status": order["status"], "receipts": receipts, "outstandingByLine": outstanding}
+    return {
+        "purchaseOrderId": order["id"],
+        "status": order["status"],
+        "receipts": receipts,
+        "outstandingByLine": outstanding,
+    }
 
 
 list_receipts_for_purchase_order = define_tool(
@@ -226,7 +237,15 @@ def _receive_goods(state: State, args: Args) -> Any:
                 note=f"Received against {order['id']}",
             )
     recompute_purchase_order_status(state, order)
-    audit(state, user["id"], "goods_receipt.posted", "goods_receipt", gr_id, f"Posted {gr_id} against {order['id']}", [])
+    audit(
+        state,
+        user["id"],
+        "goods_receipt.posted",
+        "goods_receipt",
+        gr_id,
+        f"Posted {gr_id} against {order['id']}",
+        [],
+    )
     return {"receipt": record, "purchaseOrderStatus": order["status"]}
 
 
@@ -305,7 +324,15 @@ def _cancel_goods_receipt(state: State, args: Args) -> Any:
         any_received = any(line["quantityReceived"] > 0 for line in order["lines"])
         order["status"] = "partially_received" if any_received else "sent"
     recompute_purchase_order_status(state, order)
-    audit(state, user["id"], "goods_receipt.cancelled", "goods_receipt", receipt["id"], f"Cancelled {receipt['id']}: {reason}", [])
+    audit(
+        state,
+        user["id"],
+        "goods_receipt.cancelled",
+        "goods_receipt",
+        receipt["id"],
+        f"Cancelled {receipt['id']}: {reason}",
+        [],
+    )
     return {"receipt": receipt, "purchaseOrderStatus": order["status"]}
 
 
@@ -357,7 +384,15 @@ def _report_receiving_discrepancy(state: State, args: Args) -> Any:
         "resolution": None,
     }
     state["receivingDiscrepancies"][disc_id] = record
-    audit(state, user["id"], "discrepancy.reported", "discrepancy", disc_id, f"Reported {record['type']} on {receipt['id']}", [])
+    audit(
+        state,
+        user["id"],
+        "discrepancy.reported",
+        "discrepancy",
+        disc_id,
+        f"Reported {record['type']} on {receipt['id']}",
+        [],
+    )
     return record
 
 
@@ -400,8 +435,7 @@ def _list_receiving_discrepancies(state: State, args: Args) -> Any:
 list_receiving_discrepancies = define_tool(
     name="list_receiving_discrepancies",
     description=(
-        "List receiving discrepancies sorted by id, optionally by status, purchase order or type. "
-        "Read-only."
+        "List receiving discrepancies sorted by id, optionally by status, purchase order or type. Read-only."
     ),
     input_schema=schema(
         {
@@ -423,7 +457,9 @@ def _get_receiving_discrepancy(state: State, args: Args) -> Any:
 get_receiving_discrepancy = define_tool(
     name="get_receiving_discrepancy",
     description="Get one receiving discrepancy by id. Read-only.",
-    input_schema=schema({"discrepancyId": string_prop("The discrepancy id, for example DISC-001.")}, ["discrepancyId"]),
+    input_schema=schema(
+        {"discrepancyId": string_prop("The discrepancy id, for example DISC-001.")}, ["discrepancyId"]
+    ),
     run=_get_receiving_discrepancy,
 )
 
@@ -437,7 +473,15 @@ def _resolve_receiving_discrepancy(state: State, args: Args) -> Any:
     record["status"] = outcome
     record["resolvedAt"] = state["now"]
     record["resolution"] = resolution
-    audit(state, user["id"], f"discrepancy.{outcome}", "discrepancy", record["id"], f"{record['id']} {outcome}: {resolution}", [])
+    audit(
+        state,
+        user["id"],
+        f"discrepancy.{outcome}",
+        "discrepancy",
+        record["id"],
+        f"{record['id']} {outcome}: {resolution}",
+        [],
+    )
     return record
 
 
@@ -450,7 +494,9 @@ resolve_receiving_discrepancy = define_tool(
     input_schema=schema(
         {
             "discrepancyId": string_prop("The discrepancy to close, for example DISC-001."),
-            "outcome": enum_prop(("resolved", "waived"), "How it ends: settled (resolved) or accepted as is (waived)."),
+            "outcome": enum_prop(
+                ("resolved", "waived"), "How it ends: settled (resolved) or accepted as is (waived)."
+            ),
             "resolution": string_prop("What was agreed with the vendor."),
             "actorUserId": string_prop(_ACTOR),
         },
