@@ -109,13 +109,14 @@ def _list_inventory(state: State, args: Args) -> Any:
     if warehouse_id is not None:
         require_warehouse(state, warehouse_id)
     rows = [
-        inventory_summary(state, r)
+        r
         for r in sorted(state["inventory"].values(), key=lambda r: r["id"])
         if (product_id is None or r["productId"] == product_id)
         and (warehouse_id is None or r["warehouseId"] == warehouse_id)
         and (not low_only or r["quantityOnHand"] < _low_threshold(state, r))
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [inventory_summary(state, r) for r in page["results"]]}
 
 
 list_inventory = define_tool(
