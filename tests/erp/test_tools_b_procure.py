@@ -54,7 +54,11 @@ def test_receive_goods_without_lines_receives_everything_outstanding(w):
 def test_receive_goods_refuses_more_than_outstanding_after_taking_the_id(w):
     out = w.err(
         "receive_goods",
-        {"purchaseOrderId": "PO-202", "lines": [{"purchaseOrderLineId": "PO-202-L1", "quantityReceived": 16}], "actorUserId": "USR-004"},
+        {
+            "purchaseOrderId": "PO-202",
+            "lines": [{"purchaseOrderLineId": "PO-202-L1", "quantityReceived": 16}],
+            "actorUserId": "USR-004",
+        },
     )
     assert out["code"] == "invalid_input"
     assert out["message"] == "Cannot receive 16 against PO-202-L1: only 15 outstanding of 40."
@@ -65,7 +69,11 @@ def test_receive_goods_refuses_more_than_outstanding_after_taking_the_id(w):
 def test_receive_goods_unknown_line_and_wrong_status(w):
     out = w.err(
         "receive_goods",
-        {"purchaseOrderId": "PO-202", "lines": [{"purchaseOrderLineId": "PO-202-L9", "quantityReceived": 1}], "actorUserId": "USR-004"},
+        {
+            "purchaseOrderId": "PO-202",
+            "lines": [{"purchaseOrderLineId": "PO-202-L9", "quantityReceived": 1}],
+            "actorUserId": "USR-004",
+        },
     )
     assert out["code"] == "not_found" and out["message"] == 'Line "PO-202-L9" is not on PO-202.'
     assert out["details"] == {"validLineIds": ["PO-202-L1", "PO-202-L2"]}
@@ -74,7 +82,9 @@ def test_receive_goods_unknown_line_and_wrong_status(w):
 
 
 def test_cancel_goods_receipt_is_blocked_by_an_invoice(w):
-    out = w.err("cancel_goods_receipt", {"goodsReceiptId": "GR-004", "reason": "typo", "actorUserId": "USR-004"})
+    out = w.err(
+        "cancel_goods_receipt", {"goodsReceiptId": "GR-004", "reason": "typo", "actorUserId": "USR-004"}
+    )
     assert out["code"] == "invalid_state"
     assert out["message"].startswith("GR-004 is referenced by invoice VINV-103 (")
     assert out["details"] == {"vendorInvoiceId": "VINV-103"}
@@ -83,7 +93,10 @@ def test_cancel_goods_receipt_is_blocked_by_an_invoice(w):
 def test_cancel_goods_receipt_reverses_stock_and_order(w):
     w.ok("receive_goods", {"purchaseOrderId": "PO-202", "actorUserId": "USR-004"})
     stock = w.state["inventory"]["STK-PRD-007-WH-001"]["quantityOnHand"]
-    out = w.ok("cancel_goods_receipt", {"goodsReceiptId": "GR-007", "reason": "wrong order", "actorUserId": "USR-004"})
+    out = w.ok(
+        "cancel_goods_receipt",
+        {"goodsReceiptId": "GR-007", "reason": "wrong order", "actorUserId": "USR-004"},
+    )
     assert out["receipt"]["status"] == "cancelled"
     assert out["purchaseOrderStatus"] == "partially_received"
     assert w.state["inventory"]["STK-PRD-007-WH-001"]["quantityOnHand"] == stock - 15
@@ -94,12 +107,22 @@ def test_cancel_goods_receipt_reverses_stock_and_order(w):
 def test_discrepancy_report_and_resolve(w):
     d = w.ok(
         "report_receiving_discrepancy",
-        {"goodsReceiptId": "GR-003", "purchaseOrderLineId": "PO-203-L1", "type": "shortage", "actorUserId": "USR-004"},
+        {
+            "goodsReceiptId": "GR-003",
+            "purchaseOrderLineId": "PO-203-L1",
+            "type": "shortage",
+            "actorUserId": "USR-004",
+        },
     )
     assert d["id"] == "DISC-003" and d["status"] == "open" and d["productId"] == "PRD-004"
     out = w.ok(
         "resolve_receiving_discrepancy",
-        {"discrepancyId": "DISC-003", "outcome": "waived", "resolution": "credit note agreed", "actorUserId": "USR-004"},
+        {
+            "discrepancyId": "DISC-003",
+            "outcome": "waived",
+            "resolution": "credit note agreed",
+            "actorUserId": "USR-004",
+        },
     )
     assert (out["status"], out["resolution"]) == ("waived", "credit note agreed")
     assert w.last_audit()["action"] == "discrepancy.waived"
@@ -124,7 +147,11 @@ def test_tool_path_correction_of_vinv_103(w):
         {"vendorInvoiceId": "VINV-103", "lineId": "VINV-103-L1", "unitPrice": 82, "actorUserId": "USR-006"},
     )
     assert out["lines"][0]["lineTotal"]["amount"] == 6560
-    assert (out["subtotal"]["amount"], out["taxAmount"]["amount"], out["totalAmount"]["amount"]) == (6560, 524.8, 7084.8)
+    assert (out["subtotal"]["amount"], out["taxAmount"]["amount"], out["totalAmount"]["amount"]) == (
+        6560,
+        524.8,
+        7084.8,
+    )
     assert out["matchId"] is None and out["status"] == "pending_match" and out["approvalId"] == "APR-017"
     assert w.last_audit() == {
         "id": "AUD-0021",
@@ -157,9 +184,15 @@ def test_approve_refuses_a_failed_match_naming_each_discrepancy(w):
 def test_quantity_correction_fixes_vinv_104(w):
     po_line = w.state["purchaseOrders"]["PO-203"]["lines"][0]
     invoiced = po_line["quantityInvoiced"]
-    w.ok("update_vendor_invoice_line", {"vendorInvoiceId": "VINV-104", "lineId": "VINV-104-L1", "quantity": 250, "actorUserId": "USR-006"})
+    w.ok(
+        "update_vendor_invoice_line",
+        {"vendorInvoiceId": "VINV-104", "lineId": "VINV-104-L1", "quantity": 250, "actorUserId": "USR-006"},
+    )
     assert po_line["quantityInvoiced"] == invoiced - 150
-    assert w.ok("run_three_way_match", {"vendorInvoiceId": "VINV-104", "actorUserId": "USR-006"})["status"] == "matched"
+    assert (
+        w.ok("run_three_way_match", {"vendorInvoiceId": "VINV-104", "actorUserId": "USR-006"})["status"]
+        == "matched"
+    )
     blockers = w.ok("explain_invoice_block", {"vendorInvoiceId": "VINV-104"})["blockers"]
     assert [b["code"] for b in blockers] == ["not_approved"]
 
@@ -191,7 +224,10 @@ def test_create_vendor_invoice_refuses_a_duplicate_number(w):
 
 
 def test_create_vendor_invoice_without_an_order_needs_lines(w):
-    out = w.err("create_vendor_invoice", {"vendorId": "VEN-002", "vendorInvoiceNumber": "N-1", "actorUserId": "USR-006"})
+    out = w.err(
+        "create_vendor_invoice",
+        {"vendorId": "VEN-002", "vendorInvoiceNumber": "N-1", "actorUserId": "USR-006"},
+    )
     assert out == {"code": "invalid_input", "message": 'Provide "lines" for a non-PO invoice.'}
     assert w.state["sequences"]["VINV"] == 109  # the id was taken before the lines were read
 
@@ -215,9 +251,14 @@ def test_non_po_invoice_has_one_missing_po_discrepancy(w):
 
 
 def test_cancel_vendor_invoice_and_its_refusals(w):
-    out = w.ok("cancel_vendor_invoice", {"vendorInvoiceId": "VINV-106", "reason": "order cancelled", "actorUserId": "USR-006"})
+    out = w.ok(
+        "cancel_vendor_invoice",
+        {"vendorInvoiceId": "VINV-106", "reason": "order cancelled", "actorUserId": "USR-006"},
+    )
     assert out["status"] == "cancelled"
-    again = w.err("cancel_vendor_invoice", {"vendorInvoiceId": "VINV-106", "reason": "x", "actorUserId": "USR-006"})
+    again = w.err(
+        "cancel_vendor_invoice", {"vendorInvoiceId": "VINV-106", "reason": "x", "actorUserId": "USR-006"}
+    )
     assert again["message"] == "Invoice VINV-106 is already cancelled."
 
 
@@ -229,10 +270,18 @@ def test_pay_the_invoice_due_this_week(w):
     assert [r["id"] for r in due["results"]] == ["VINV-107"]
     pay = w.ok(
         "create_vendor_payment",
-        {"vendorId": "VEN-006", "allocations": [{"invoiceId": "VINV-107"}], "method": "bank_transfer", "actorUserId": "USR-006"},
+        {
+            "vendorId": "VEN-006",
+            "allocations": [{"invoiceId": "VINV-107"}],
+            "method": "bank_transfer",
+            "actorUserId": "USR-006",
+        },
     )
     assert (pay["id"], pay["status"], pay["reference"]) == ("PAY-007", "draft", "BANK_TRANSFER-PAY-007")
-    sub = w.ok("submit_payment_for_approval", {"paymentId": "PAY-007", "approverUserId": "USR-007", "actorUserId": "USR-006"})
+    sub = w.ok(
+        "submit_payment_for_approval",
+        {"paymentId": "PAY-007", "approverUserId": "USR-007", "actorUserId": "USR-006"},
+    )
     assert sub["approval"]["entityType"] == "payment" and sub["payment"]["status"] == "pending_approval"
     w.ok("approve_payment", {"paymentId": "PAY-007", "approverUserId": "USR-007"})
     done = w.ok("complete_payment", {"paymentId": "PAY-007", "actorUserId": "USR-006"})
@@ -250,7 +299,11 @@ def test_pay_the_invoice_due_this_week(w):
 def test_payment_refusals(w):
     out = w.err(
         "create_vendor_payment",
-        {"vendorId": "VEN-006", "allocations": [{"invoiceId": "VINV-107", "amount": 6000}], "actorUserId": "USR-006"},
+        {
+            "vendorId": "VEN-006",
+            "allocations": [{"invoiceId": "VINV-107", "amount": 6000}],
+            "actorUserId": "USR-006",
+        },
     )
     assert out["message"] == "Cannot pay 6000 against VINV-107: only 5076 outstanding."
     out = w.err(
@@ -271,14 +324,20 @@ def test_retry_failed_payment_copies_the_still_owed_allocations(w):
     retry = out["retry"]
     assert out["originalPaymentId"] == "PAY-003"
     assert retry["id"] == "PAY-007" and retry["status"] == "draft"
-    assert retry["allocations"] == [{"invoiceId": "VINV-108", "amount": {"amount": 2527.2, "currency": "USD"}}]
+    assert retry["allocations"] == [
+        {"invoiceId": "VINV-108", "amount": {"amount": 2527.2, "currency": "USD"}}
+    ]
     assert w.state["payments"]["PAY-003"]["status"] == "failed"
 
 
 def test_record_customer_payment_applies_at_once(w):
     pay = w.ok(
         "record_customer_payment",
-        {"customerId": "CUS-003", "allocations": [{"invoiceId": "CINV-403", "amount": 619.2}], "actorUserId": "USR-008"},
+        {
+            "customerId": "CUS-003",
+            "allocations": [{"invoiceId": "CINV-403", "amount": 619.2}],
+            "actorUserId": "USR-008",
+        },
     )
     assert (pay["direction"], pay["status"], pay["reference"]) == ("inbound", "completed", "RCPT-PAY-007")
     invoice = w.state["customerInvoices"]["CINV-403"]
