@@ -1,8 +1,7 @@
 """The ERP environment: procure-to-pay and order-to-cash at a mid-sized distributor (erp-world.md).
 
-Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``; ``tools``
-is built on first use) and ``world_problems``, the integrity check of erp-world.md §11.6 that
-``env validate`` runs on the world.
+Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``, ``tools``)
+and ``world_problems``, the integrity check of erp-world.md §11.6 that ``env validate`` runs.
 """
 
 from __future__ import annotations
@@ -29,12 +28,10 @@ __all__ = [
 ]
 
 
+#: The 185 tools in registration order (erp-tools.md §7.0).
+tools = load_tools()
+
+
 def bind_tools(state: State) -> list[Any]:
     """Bind the 185 ERP tools, in registration order, to one episode's state."""
-    return silo_gym.bind_tools(state, load_tools())
-
-
-def __getattr__(name: str) -> Any:
-    if name == "tools":
-        return load_tools()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return silo_gym.bind_tools(state, tools)
