@@ -1,7 +1,8 @@
 """The ERP environment: procure-to-pay and order-to-cash at a mid-sized distributor (erp-world.md).
 
-Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``, ``tools``)
-and ``world_problems``, the integrity check of erp-world.md §11.6 that ``env validate`` runs.
+Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``, ``tools``).
+``integrity.world_problems`` checks a world's integrity (erp-world.md §11.6); it becomes a variant
+hook once the §11 generator exists (``env validate`` warns about a hook without variants).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from typing import Any
 import silo_gym
 
 from .environment import SIMULATION_NOW, TAX_RATE, create_state
-from .integrity import world_problems
 from .state import State
 from .tools import load_tools
 from .verifiers import verifiers
@@ -24,7 +24,6 @@ __all__ = [
     "create_state",
     "tools",
     "verifiers",
-    "world_problems",
 ]
 
 
