@@ -1,8 +1,8 @@
 """The ERP environment: procure-to-pay and order-to-cash at a mid-sized distributor (erp-world.md).
 
-Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``; ``tools``
-is built on first use) and the variant contract's hooks (``render_instruction``,
-``task_preconditions``, ``world_problems``; docs/variants.md).
+Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``, ``tools``).
+``integrity.world_problems`` checks a world's integrity (erp-world.md §11.6); it becomes a variant
+hook once the §11 generator exists (``env validate`` warns about a hook without variants).
 """
 
 from __future__ import annotations
@@ -27,12 +27,10 @@ __all__ = [
 ]
 
 
+#: The 185 tools in registration order (erp-tools.md §7.0).
+tools = load_tools()
+
+
 def bind_tools(state: State) -> list[Any]:
     """Bind the 185 ERP tools, in registration order, to one episode's state."""
-    return silo_gym.bind_tools(state, load_tools())
-
-
-def __getattr__(name: str) -> Any:
-    if name == "tools":
-        return load_tools()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return silo_gym.bind_tools(state, tools)

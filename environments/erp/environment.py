@@ -1,4 +1,4 @@
-"""Builds the ERP world: the canonical one from ``data/`` (erp-world.md §1.3-§1.4), or a variant.
+"""Builds the canonical ERP world from ``data/`` (erp-world.md §1.3-§1.4).
 
 The 26 data files are read and parsed once per process. Five of them (quotations, purchase
 orders, vendor invoices, sales orders, customer invoices) hold specs: facts only, from which
@@ -62,7 +62,6 @@ _COLLECTIONS: tuple[tuple[str, str | None], ...] = (
 )
 
 _seed: bytes | None = None
-_build_variant: Callable[[int], State] | None = None
 
 
 def _totals(line_totals: list[float], taxed: bool = True) -> dict[str, Record]:
@@ -299,27 +298,11 @@ def _build_seed() -> bytes:
     return orjson.dumps(build_world({name: _read(name) for name in names}))
 
 
-def _generator() -> Callable[[int], State]:
-    """``variants.build_variant``, imported on first use: canonical runs never load it."""
-    global _build_variant
-    if _build_variant is None:
-        from .variants import build_variant
+def create_state() -> State:
+    """A fresh copy of the canonical ERP world, with the 27 keys of erp-world.md §1.3 in that order.
 
-        _build_variant = build_variant
-    return _build_variant
-
-
-def create_state(variant: int | None = None) -> State:
-    """A fresh ERP world with the 27 keys of erp-world.md §1.3, in that order.
-
-    ``variant=None`` (the default) is a deep copy of the canonical seed world; an int
-    ``0 <= k < 2**63`` is that variant (docs/variants.md).
-
-    Raises:
-        ValueError: ``variant`` is neither None nor an int in range.
+    (Variants, erp-world.md §11, are not built yet: the world takes no variant number.)
     """
-    if variant is not None:
-        return _generator()(variant)
     global _seed
     seed = _seed
     if seed is None:

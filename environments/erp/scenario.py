@@ -61,7 +61,7 @@ def task_parameters(task_id: str, state: State) -> dict[str, Any]:
         return {"email": f"ar@{domain}"}
     if task_id == "TASK-017":
         product = state["products"].get("PRD-020") or {}
-        name = product.get("name") if isinstance(product.get("name"), str) else ""
+        name = _name(state, "products", "PRD-020")
         if name == "Cut-Resistant Gloves Level 5 (case of 60)":
             return {"quantity": 20, "unitPrice": 154}
         cost = ((product.get("standardCost") or {}).get("amount")) or 0

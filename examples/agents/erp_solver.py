@@ -436,8 +436,9 @@ def _split_shipment(text: str) -> Plan:
         "fulfill_sales_order", {"salesOrderId": order_id, "lines": shipments, "actorUserId": actor}
     )
     parts = ", ".join(f"{s['quantity']} from {s['warehouseId']}" for s in shipments)
-    fulfillment = out.get("id") if isinstance(out, dict) else None
-    yield {"answer": f"Shipped {order_id} ({parts}){f' as {fulfillment}' if fulfillment else ''}."}
+    yield {
+        "answer": f"Shipped {order_id} ({parts}) as {out['fulfillment']['id']}; the order is {out['salesOrderStatus']}."
+    }
 
 
 def _escalate(text: str) -> Plan:
@@ -722,7 +723,7 @@ def _main(argv: list[str]) -> int:
     worst = 1.0
     for task_id in task_ids:
         result = silo_gym.run_task("erp", task_id, agent)
-        worst = min(worst, result.reward)
+        worst = min(worst, result.reward if result.reward is not None else 0.0)
         print(f"{task_id}\tpassed={str(result.passed).lower()}\treward={format_number(result.reward)}")
     return 0 if worst == 1 else 1
 
