@@ -129,18 +129,13 @@ def _drift_payment_leaves_partial(env_dir: Path) -> None:
 
 DRIFTS = {
     "seed-price": (_drift_seed_price, {
-        "erp/solver/TASK-013/result.json",        # the discrepancy (and so the answer) moves
-        "erp/solver/TASK-013/state-diff.json",    # the corrected line starts from another price
-        "erp/tool-path/tool-events.jsonl",        # the first read shows the other price
-        "erp/tool-path/state-diff.json",
+        "erp/do-nothing/TASK-013/result.json",    # the untouched line's price is in a check's detail
+        "erp/tool-path/tool-events.jsonl",        # the first read shows the other price and totals
     }),
     "payment-leaves-partial": (_drift_payment_leaves_partial, {
-        "erp/solver/TASK-008/result.json",
-        "erp/solver/TASK-008/state-diff.json",
-        "erp/solver/TASK-016/result.json",
-        "erp/solver/TASK-016/state-diff.json",
+        "erp/solver/TASK-008/result.json",        # the invoice stays partially paid: checks fail
+        "erp/solver/TASK-016/result.json",        # (the state diffs list the same changed ids)
         "erp/solver/TASK-017/result.json",
-        "erp/solver/TASK-017/state-diff.json",
     }),
 }  # fmt: skip
 

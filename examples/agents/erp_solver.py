@@ -436,8 +436,9 @@ def _split_shipment(text: str) -> Plan:
         "fulfill_sales_order", {"salesOrderId": order_id, "lines": shipments, "actorUserId": actor}
     )
     parts = ", ".join(f"{s['quantity']} from {s['warehouseId']}" for s in shipments)
-    fulfillment = out.get("id") if isinstance(out, dict) else None
-    yield {"answer": f"Shipped {order_id} ({parts}){f' as {fulfillment}' if fulfillment else ''}."}
+    yield {
+        "answer": f"Shipped {order_id} ({parts}) as {out['fulfillment']['id']}; the order is {out['salesOrderStatus']}."
+    }
 
 
 def _escalate(text: str) -> Plan:

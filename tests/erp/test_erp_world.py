@@ -11,6 +11,7 @@ from . import ENV_DIR, load_erp, submodule
 
 ENV = load_erp()
 STATE = submodule(ENV, "state")
+INTEGRITY = submodule(ENV, "integrity")
 
 KEYS = [
     "now", "company", "departments", "users", "vendors", "customers", "products", "warehouses",
@@ -191,15 +192,15 @@ def test_budget_names_carry_an_em_dash(world: dict[str, Any]) -> None:
 
 
 def test_world_problems_on_the_canonical_world_and_on_broken_ones(world: dict[str, Any]) -> None:
-    assert ENV.world_problems(world) == []
+    assert INTEGRITY.world_problems(world) == []
     world["purchaseOrders"]["PO-202"]["lines"][0]["quantityReceived"] = 30
     world["vendorInvoices"]["VINV-103"]["subtotal"] = {"amount": 1, "currency": "USD"}
     world["sequences"]["AUD"] = 19
-    problems = ENV.world_problems(world)
+    problems = INTEGRITY.world_problems(world)
     assert "purchase order line PO-202-L1: posted receipts do not sum to its received quantity." in problems
     assert "inventory STK-PRD-007-WH-001: inbound 15 differs from the open orders' 10." in problems
     assert "vendorInvoices VINV-103: subtotal does not follow from its lines." in problems
     assert "sequences: AUD differs from the audit log's length." in problems
     del world["users"]["USR-012"]
-    assert "goodsReceipts GR-003: receivedByUserId 'USR-012' is not in users." in ENV.world_problems(world)
-    assert ENV.world_problems({"now": 3}) != []  # never raises on a malformed world
+    assert "goodsReceipts GR-003: receivedByUserId 'USR-012' is not in users." in INTEGRITY.world_problems(world)
+    assert INTEGRITY.world_problems({"now": 3}) != []  # never raises on a malformed world

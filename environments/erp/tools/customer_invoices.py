@@ -491,7 +491,7 @@ def aging_buckets(invoices: list[dict[str, Any]], now: str) -> tuple[dict[str, A
         totals[name] += outstanding_amount(i)["amount"]
         ids[name].append(i["id"])
     buckets: dict[str, Any] = {n: {"total": money(totals[n]), "invoiceIds": ids[n]} for n in names}
-    return buckets, money(sum(buckets[n]["total"]["amount"] for n in names))
+    return buckets, money(sum(totals[n] for n in names))
 
 
 def _get_ar_aging(state: State, args: Args) -> Any:
