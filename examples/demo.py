@@ -1,7 +1,7 @@
 """The main job on the shipped worlds (``make demo``).
 
 For each shipped world (``demo``, the CRM with six tasks; ``project``, the project tracker with
-fifteen), runs the world's reference solver as a Gymnasium policy on every task through
+fifteen; ``erp``, the procure-to-pay and order-to-cash world with eighteen), runs the world's reference solver as a Gymnasium policy on every task through
 ``gym.make("silo/<world>-<TASK>")`` wrapped in ``RecordRun``, and a random policy
 (``action_space.sample()`` for a few calls, then an empty answer) beside it; prints one table
 that fits an 80-column terminal.
@@ -27,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 WORLDS = {
     "demo": ("crm_solver.py", [f"TASK-00{n}" for n in range(1, 7)]),
     "project": ("project_solver.py", [f"TASK-{n:03d}" for n in range(1, 16)]),
+    "erp": ("erp_solver.py", [f"TASK-{n:03d}" for n in range(1, 19)]),
 }
 RANDOM_CALLS = 3
 #: Titles are cut to this many characters, so that the table fits an 80-column terminal (79 wide).

@@ -71,7 +71,7 @@ STUB_CHECK_LABEL = "TODO: define success condition"
 TEMPLATE_VERSION = KIT_VERSION
 DEFAULT_ENTRYPOINT = "./__init__.py"
 #: Template id -> label (silo-format §12.4).
-TEMPLATES: dict[str, str] = {"blank": "Blank", "crm": "CRM", "project": "Project tracking"}
+TEMPLATES: dict[str, str] = {"blank": "Blank", "crm": "CRM", "project": "Project tracking", "erp": "ERP"}
 #: Tool packs offered at ``init``; recorded in the manifest and otherwise unused.
 TOOL_PACKS: tuple[str, ...] = ("calendar", "email", "crm-contacts", "browser", "files")
 
@@ -88,11 +88,12 @@ def split_list(text: str | None) -> list[str]:
 
 def template_dir(template: str) -> Path:
     """The directory a template is copied from: ``blank`` ships in ``silo_gym/templates``; ``crm``
-    is the shipped demo environment and ``project`` the shipped project environment."""
+    is the shipped demo environment, ``project`` the shipped project environment and ``erp`` the
+    shipped ERP environment."""
     if template == "crm":
         return shipped_environments_dir() / "demo"
-    if template == "project":
-        return shipped_environments_dir() / "project"
+    if template in ("project", "erp"):
+        return shipped_environments_dir() / template
     return Path(__file__).resolve().parent / "templates" / template
 
 

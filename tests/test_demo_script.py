@@ -1,5 +1,5 @@
-"""``make demo``: ``examples/demo.py`` runs the reference solvers on every task of both shipped worlds
-(six CRM tasks, fifteen project tasks) and on one project variant per task."""
+"""``make demo``: ``examples/demo.py`` runs the reference solvers on every task of the three shipped worlds
+(six CRM tasks, fifteen project tasks, eighteen ERP tasks) and on one project variant per task."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ import sys
 
 from conftest import REPO_ROOT, subprocess_env
 
-TASK_IDS = {"demo": [f"TASK-00{n}" for n in range(1, 7)], "project": [f"TASK-{n:03d}" for n in range(1, 16)]}
+TASK_IDS = {
+    "demo": [f"TASK-00{n}" for n in range(1, 7)],
+    "project": [f"TASK-{n:03d}" for n in range(1, 16)],
+    "erp": [f"TASK-{n:03d}" for n in range(1, 19)],
+}
 HEADER = ["world", "task", "title", "passed", "reward", "calls", "random"]
 
 
@@ -34,8 +38,8 @@ def test_demo_script_runs_and_passes_every_task(tmp_path):
         assert 0 <= float(row["random"]) <= 1, row  # the random policy's column is printed
         assert 0 < len(row["title"]) <= 29, row
     assert "ended early" not in proc.stdout  # every solver episode completed
-    assert len([p for p in runs.iterdir() if (p / "result.json").is_file()]) == 21
-    assert re.search(r"reference solvers: 21/21 passed; random policy: mean reward \d", proc.stdout)
+    assert len([p for p in runs.iterdir() if (p / "result.json").is_file()]) == 39
+    assert re.search(r"reference solvers: 39/39 passed; random policy: mean reward \d", proc.stdout)
     assert f"runs recorded in {os.path.relpath(runs, REPO_ROOT)}\n" in proc.stdout
     assert re.search(r"project variants: 15/15 passed, one drawn per task \(e\.g\. variant \d+\)", proc.stdout)
     # `make demo` fits an 80-column terminal (issue 19, item 4): only the runs path may be longer

@@ -283,7 +283,7 @@ def test_id_clash_between_environments_skips_the_later_one(tmp_path, make_env_di
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     report = json.loads(lines[0])
-    shipped = ("silo/demo", "silo/project")  # the environments shipped with the package
+    shipped = ("silo/demo", "silo/project", "silo/erp")  # the environments shipped with the package
     assert [i for i in report["ids"] if not i.startswith(shipped)] == ["silo/a", "silo/a-b-c"]
     assert report["warnings"] == [[
         "SiloRegistrationWarning",

@@ -114,18 +114,36 @@ def test_init_project(project: Path, cli) -> None:
     assert resolve_environment("tracker", project).shipped is False
 
 
+def test_init_erp(project: Path, cli) -> None:
+    code, out, _ = cli("init", "books", "--template", "erp")
+    assert (code, out) == (0, 'Created environment "books" from ERP at .silo/environments/books\n')
+    env_dir = project / ".silo/environments/books"
+    shipped = shipped_environments_dir() / "erp"
+    copied = sorted(p.relative_to(env_dir).as_posix() for p in env_dir.rglob("*") if p.is_file())
+    original = sorted(
+        p.relative_to(shipped).as_posix() for p in shipped.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    )
+    assert copied == original and "data/sequences.json" in copied and "tools/helpers.py" in copied
+    assert json.loads((env_dir / "silo.environment.json").read_text()) == {
+        "name": "books", "template": "erp", "templateVersion": "0.3.0", "entrypoint": "./__init__.py", "tools": [],
+    }
+
+
 def test_init_errors(project: Path, cli) -> None:
     cli("init", "shop")
     before = snapshot(project)
     assert cli("init", "SHOP") == (1, "", 'error: Environment "SHOP" already exists (as "shop").\n')
-    assert cli("init", "x", "--template", "erp") == (1, "", 'error: Unknown template "erp". Available: blank, crm, project.\n')
+    assert cli("init", "x", "--template", "sap") == (
+        1, "", 'error: Unknown template "sap". Available: blank, crm, project, erp.\n'
+    )
     assert cli("init") == (1, "", "error: Missing <name>.\n")
     assert cli("init", "") == (1, "", "error: Missing <name>.\n")
     assert snapshot(project) == before
     e = err(init_environment, "Shop", cwd=project)
     assert (e.code, e.details) == ("environment_already_exists", {"environment": "Shop", "existing": "shop"})
-    e = err(init_environment, "x", "erp", cwd=project)
-    assert (e.code, e.details) == ("template_not_found", {"template": "erp", "available": ["blank", "crm", "project"]})
+    e = err(init_environment, "x", "sap", cwd=project)
+    assert (e.code, e.details) == ("template_not_found", {"template": "sap", "available": ["blank", "crm", "project", "erp"]})
 
 
 def test_init_checks_the_project_environments_only(project: Path) -> None:

@@ -48,9 +48,12 @@ DEMO_DIR = REPO_ROOT / "environments" / "demo"
 SOLVER_PATH = REPO_ROOT / "examples" / "agents" / "crm_solver.py"
 PROJECT_DIR = REPO_ROOT / "environments" / "project"
 PROJECT_SOLVER_PATH = REPO_ROOT / "examples" / "agents" / "project_solver.py"
+ERP_DIR = REPO_ROOT / "environments" / "erp"
+ERP_SOLVER_PATH = REPO_ROOT / "examples" / "agents" / "erp_solver.py"
 
 TASK_IDS = tuple(f"TASK-00{n}" for n in range(1, 7))
 PROJECT_TASK_IDS = tuple(f"TASK-{n:03d}" for n in range(1, 16))
+ERP_TASK_IDS = tuple(f"TASK-{n:03d}" for n in range(1, 19))
 EPISODE_FILES = ("result.json", "state-diff.json")
 TOOL_EVENTS_FILE = "tool-events.jsonl"
 
@@ -139,6 +142,22 @@ PROJECT_TOOL_PATH_ACTIONS: tuple[dict[str, Any], ...] = (
 )
 
 
+#: ERP TASK-013 driven the way the reference's tool-path gate drives it (erp-tools.md §9): a read,
+#: a write, a read back, an undeclared argument, a missing required argument, an unknown tool.
+ERP_TOOL_PATH_TASK = "TASK-013"
+ERP_TOOL_PATH_ACTIONS: tuple[dict[str, Any], ...] = (
+    {"tool": "get_vendor_invoice", "input": {"vendorInvoiceId": "VINV-103"}},
+    {"tool": "update_vendor_invoice_line",
+     "input": {"vendorInvoiceId": "VINV-103", "lineId": "VINV-103-L1", "unitPrice": 82, "actorUserId": "USR-006"}},
+    {"tool": "get_vendor_invoice", "input": {"vendorInvoiceId": "VINV-103"}},
+    {"tool": "list_audit_events", "input": {"entityId": "VINV-103"}},
+    {"tool": "get_vendor_invoice", "input": {}},
+    {"tool": "definitely_not_a_tool", "input": {"foo": 1}},
+    {"answer": "tools=185 read:ok write:ok reread:ok undeclared-arg:rejected missing-required:rejected "
+               "unknown-tool:rejected"},
+)
+
+
 @dataclass(frozen=True)
 class World:
     """A shipped environment under golden gates: its solver, tasks and tool path."""
@@ -155,6 +174,7 @@ WORLDS: dict[str, World] = {
     "demo": World("demo", DEMO_DIR, SOLVER_PATH, TASK_IDS, TOOL_PATH_TASK, TOOL_PATH_ACTIONS),
     "project": World("project", PROJECT_DIR, PROJECT_SOLVER_PATH, PROJECT_TASK_IDS, PROJECT_TOOL_PATH_TASK,
                      PROJECT_TOOL_PATH_ACTIONS),
+    "erp": World("erp", ERP_DIR, ERP_SOLVER_PATH, ERP_TASK_IDS, ERP_TOOL_PATH_TASK, ERP_TOOL_PATH_ACTIONS),
 }
 
 
@@ -258,6 +278,8 @@ TOOL_PATH_GATE = Gate("tool-path", TOOL_PATH_TASK)
 ALL_GATES = (*EPISODE_GATES, TOOL_PATH_GATE)
 PROJECT_GATES = gates("project")
 PROJECT_TOOL_PATH_GATE = PROJECT_GATES[-1]
+ERP_GATES = gates("erp")
+ERP_TOOL_PATH_GATE = ERP_GATES[-1]
 
 
 @dataclass(frozen=True)
@@ -384,7 +406,12 @@ def project_factory(task_id: str) -> gym.Env[Any, Any]:
     return gym.make(f"silo/project-{task_id}")
 
 
-FACTORIES: dict[str, EnvFactory] = {"demo": demo_factory, "project": project_factory}
+def erp_factory(task_id: str) -> gym.Env[Any, Any]:
+    """``gym.make("silo/erp-<task>")``: the shipped ERP world as registered."""
+    return gym.make(f"silo/erp-{task_id}")
+
+
+FACTORIES: dict[str, EnvFactory] = {"demo": demo_factory, "project": project_factory, "erp": erp_factory}
 
 
 def registered_demo_dir() -> Path:
