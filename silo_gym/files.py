@@ -15,6 +15,8 @@ import os
 import stat
 from pathlib import Path
 
+from .errors import SiloGymError
+
 __all__ = ["MAX_RUN_FILE_BYTES", "NotARegularFile", "RunFileTooLarge", "read_run_file"]
 
 #: The most bytes read of one run file (256 MiB): far above any run's trace (a 100-call trace of a
@@ -31,11 +33,11 @@ _KINDS = (
 )
 
 
-class NotARegularFile(OSError):
+class NotARegularFile(OSError, SiloGymError):
     """The path is a FIFO, a device or a socket (``strerror`` says which)."""
 
 
-class RunFileTooLarge(OSError):
+class RunFileTooLarge(OSError, SiloGymError):
     """The file holds more than :data:`MAX_RUN_FILE_BYTES`."""
 
 

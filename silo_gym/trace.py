@@ -12,13 +12,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import SiloGymError
 from .files import read_run_file
 from .jsonfmt import loads_strict
 
 __all__ = ["Trace", "TraceCorrupt", "read_trace"]
 
 
-class TraceCorrupt(ValueError):
+class TraceCorrupt(ValueError, SiloGymError):
     """A line other than the last is not a JSON object: the file was damaged by something other
     than an interrupted write (silo_gym never leaves such a line).
 
