@@ -59,7 +59,7 @@ def test_every_public_exception_class_in_silo_gym_derives_from_silo_gym_error() 
     classes, _ = _walk()
     names = {f"{c.__module__}.{c.__qualname__}" for c in classes}
     # The walk really sees the package's errors (a walk that found nothing would pass vacuously).
-    assert {"silo_gym.errors.SiloError", "silo_gym.eval.worlds.EvalError", "silo_gym.trace.TraceCorrupt"} <= names
+    assert {"silo_gym.errors.SiloError", "silo_gym.eval.worlds.EvalError", "silo_gym.runs.trace.TraceCorrupt"} <= names
     missing = sorted(
         f"{c.__module__}.{c.__qualname__}"
         for c in classes
@@ -87,9 +87,9 @@ def test_modules_that_need_an_extra_define_no_exception_class() -> None:
     [
         ("silo_gym.eval.worlds.EvalError", ValueError),
         ("silo_gym.data.stream.ResumeError", ValueError),
-        ("silo_gym.trace.TraceCorrupt", ValueError),
-        ("silo_gym.files.NotARegularFile", OSError),
-        ("silo_gym.files.RunFileTooLarge", OSError),
+        ("silo_gym.runs.trace.TraceCorrupt", ValueError),
+        ("silo_gym.runs.files.NotARegularFile", OSError),
+        ("silo_gym.runs.files.RunFileTooLarge", OSError),
         ("silo_gym.spaces.flatten.SpaceNotFlattenableError", NotImplementedError),
         ("silo_gym.spaces.flatten.SharedMemoryUnsupportedError", ValueError),
         ("silo_gym.cli.parser.FlagError", importlib.import_module("silo_gym.cli.parser").UsageError),

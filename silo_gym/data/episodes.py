@@ -29,6 +29,7 @@ from ..formats import VARIANT_LIMIT
 from ..jsonfmt import dumps_compact, loads_strict, text_form
 from ..llm.formats import action_to_chat_tool_call, to_chat_messages
 from ..llm.policy import DEFAULT_SYSTEM_PROMPT, EPISODE_METER, EpisodeMeter
+from ..runs.files import RUN_FILES
 from ..seeds import episode_seed, group_reset_seed
 from ..wrappers.record import RecordRun, RunDirJournal
 
@@ -57,8 +58,6 @@ __all__ = [
 #: The backends of :func:`collect` / :func:`iter_collect`.
 BACKENDS = ("local", "ray")
 
-#: The files of a run directory, in the order they are written (silo-format §6).
-RUN_FILES = ("trace.jsonl", "state-diff.json", "result.json", "run.json")
 
 #: The columns of an episode row, in order (gym-api.md).
 EPISODE_COLUMNS: tuple[str, ...] = (
