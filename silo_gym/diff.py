@@ -11,9 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-import orjson
-
-from .jsonfmt import _FALLBACK, _default, _prepare, _raw_compact, _TooDeep, canonical
+from .jsonfmt import PREPARE_FAILED, canonical, prepare_canonical, prepared_bytes, raw_compact
 from .snapshot import dumps_plain
 
 __all__ = ["ABSENT", "EMPTY_DIFF_BYTES", "diff_plain_initial", "diff_state", "js_strict_equal", "key_by_id"]
@@ -78,39 +76,21 @@ def key_by_id(rows: list[Any]) -> dict[Any, Any]:
     return {k: rows[i] for k, i in _index_by_id(rows).items()}
 
 
-_FAILED: Final = object()
-
-
-def _prepared(value: Any) -> Any:
-    """``value`` with floats pre-formatted for orjson (one walk), or ``_FAILED`` if too deep."""
-    try:
-        return _prepare(value)
-    except (_TooDeep, RecursionError):
-        return _FAILED
-
-
-def _prepared_bytes(prepared: Any) -> bytes | None:
-    try:
-        return orjson.dumps(prepared, default=_default)
-    except _FALLBACK:
-        return None
-
-
 def _record_map(coll: Any, prepared: Any) -> dict[Any, tuple[Any, Any]]:
-    """Collection key -> (record, its prepared form or ``_FAILED``), in collection order."""
+    """Collection key -> (record, its prepared form or ``PREPARE_FAILED``), in collection order."""
     if isinstance(coll, list):
-        if prepared is _FAILED:
-            return {k: (coll[i], _FAILED) for k, i in _index_by_id(coll).items()}
+        if prepared is PREPARE_FAILED:
+            return {k: (coll[i], PREPARE_FAILED) for k, i in _index_by_id(coll).items()}
         return {k: (coll[i], prepared[i]) for k, i in _index_by_id(coll).items()}
-    if prepared is _FAILED:
-        return {k: (v, _FAILED) for k, v in coll.items()}
+    if prepared is PREPARE_FAILED:
+        return {k: (v, PREPARE_FAILED) for k, v in coll.items()}
     return {k: (v, prepared[k]) for k, v in coll.items()}
 
 
 def _record_bytes(record: Any, prepared: Any) -> bytes:
     """``canonical(record)``, from its prepared form when orjson can write that."""
-    if prepared is not _FAILED:
-        out = _prepared_bytes(prepared)
+    if prepared is not PREPARE_FAILED:
+        out = prepared_bytes(prepared)
         if out is not None:
             return out
     return canonical(record)
@@ -120,24 +100,24 @@ def _collection_entry(before: Any, after: Any) -> dict[str, list[Any]] | None:
     """``{"added", "removed", "changed"}`` for one collection, or ``None`` when nothing changed.
 
     ``changed`` compares each common record's :func:`~silo_gym.jsonfmt.canonical` bytes (§8).
-    Each side is walked once (float formatting, :func:`silo_gym.jsonfmt._prepare`); records are
+    Each side is walked once (float formatting, :func:`silo_gym.jsonfmt.prepare_canonical`); records are
     then written from that prepared tree, which gives the same bytes as ``canonical(record)``.
     """
     if before is after:
         return None
     # Plain orjson bytes (floats not yet JavaScript-formatted, so cheap) decide whether to try the
     # fast path; when they differ the collection has almost surely changed.
-    raw_before = _raw_compact(before)
-    likely_same = raw_before is not None and raw_before == _raw_compact(after)
-    prep_before = _prepared(before)
-    prep_after = _prepared(after)
-    if likely_same and prep_before is not _FAILED and prep_after is not _FAILED:
+    raw_before = raw_compact(before)
+    likely_same = raw_before is not None and raw_before == raw_compact(after)
+    prep_before = prepare_canonical(before)
+    prep_after = prepare_canonical(after)
+    if likely_same and prep_before is not PREPARE_FAILED and prep_after is not PREPARE_FAILED:
         # Fast path: the same canonical bytes for the whole collection mean the same keys in the
         # same order with the same canonical bytes per record (a list and a dict never share
         # bytes). Only trusted when orjson wrote both sides (str keys only, no lone surrogates,
         # no huge ints), so each record's embedded bytes are its own canonical bytes.
-        whole_before = _prepared_bytes(prep_before)
-        if whole_before is not None and whole_before == _prepared_bytes(prep_after):
+        whole_before = prepared_bytes(prep_before)
+        if whole_before is not None and whole_before == prepared_bytes(prep_after):
             return None
     before_map = _record_map(before, prep_before)
     after_map = _record_map(after, prep_after)

@@ -28,7 +28,7 @@ from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
 from .loader import Environment, accepts_variant, open_environment, open_environment_at
 from .plain_json import answer_not_recordable
-from .provenance import environment_hash_of
+from .runs.provenance import environment_hash_of
 from .shaping import ProgressPotential
 from .snapshot import Snapshot, round_trips_exactly
 from .spaces import JsonText, ToolCall

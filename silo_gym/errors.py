@@ -1,11 +1,16 @@
-"""Error types of silo_gym: SiloError and its codes, ToolError, RunLimitError, VerifierError.
+"""Error types of silo_gym: the base SiloGymError, SiloError and its codes, ToolError, RunLimitError,
+VerifierError.
+
+Every error class that silo_gym raises on purpose derives from :class:`SiloGymError`, so
+``except SiloGymError`` catches whatever the package reports deliberately (and nothing it did not
+mean to raise). Classes that were a ``ValueError`` or an ``OSError`` before keep that base too.
 
 Codes and message shapes follow silo-format §11; tool error codes follow silo-format §3.1.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 __all__ = [
     "SILO_ERROR_CODES",
@@ -13,15 +18,19 @@ __all__ = [
     "TOOL_ERROR_CODES",
     "RunLimitError",
     "SiloError",
+    "SiloErrorCode",
+    "SiloGymError",
     "SiloRegistrationWarning",
     "ToolError",
+    "ToolErrorCode",
     "VerifierError",
     "is_silo_error",
     "tool_error",
 ]
 
-#: Every code a ``SiloError`` may carry (silo-format §11).
-SILO_ERROR_CODES: tuple[str, ...] = (
+#: Every code a ``SiloError`` may carry (silo-format §11), as a type: a checker flags a code that is
+#: not one of these.
+SiloErrorCode = Literal[
     "environment_not_found",
     "environment_already_exists",
     "template_not_found",
@@ -52,25 +61,41 @@ SILO_ERROR_CODES: tuple[str, ...] = (
     "output_invalid",
     "tool_not_found",
     "not_registered",
-)
+]
+
+#: The same codes as a tuple, in the order above (for membership tests and listings).
+SILO_ERROR_CODES: tuple[SiloErrorCode, ...] = get_args(SiloErrorCode)
 
 #: The code of a tool result whose ``run`` raised something other than a ``ToolError``, or
 #: returned what cannot be cloned (our rule, docs/spec-amendments.md: a crash is not a state of
 #: the world, so it does not borrow ``invalid_state``).
 TOOL_CRASHED = "tool_crashed"
 
-#: The conventional codes a tool raises with ``ToolError`` (silo-format §3.1); any string is allowed.
-TOOL_ERROR_CODES: tuple[str, ...] = (
+#: The conventional codes a tool raises with ``ToolError`` (silo-format §3.1), as a type; a tool may
+#: still raise any string (``ToolError.code`` is a ``str``).
+ToolErrorCode = Literal[
     "invalid_input",
     "not_found",
     "invalid_state",
     "not_allowed",
     "limit_exceeded",
     "conflict",
-)
+]
+
+#: The same codes as a tuple, in the order above.
+TOOL_ERROR_CODES: tuple[ToolErrorCode, ...] = get_args(ToolErrorCode)
 
 
-class SiloError(Exception):
+class SiloGymError(Exception):
+    """The base of every error silo_gym raises on purpose.
+
+    It carries nothing itself; subclasses add their facts (``SiloError.code``, ``ToolError.code``,
+    ``RunLimitError.reason``, ...). Warnings (``SiloRegistrationWarning``) are not errors and do not
+    derive from it.
+    """
+
+
+class SiloError(SiloGymError):
     """An error of the Silo runtime, with a machine-readable ``code`` (silo-format §11).
 
     Attributes:
@@ -79,9 +104,9 @@ class SiloError(Exception):
         details: a dict of structured facts (keys as in the spec), or ``None``.
     """
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: SiloErrorCode, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
-        self.code = code
+        self.code: SiloErrorCode = code
         self.message = message
         self.details = details
 
@@ -102,7 +127,9 @@ class VerifierError(SiloError):
     Code ``verifier_failed``; details ``{verifierId, taskId}``; the original exception is chained.
     """
 
-    def __init__(self, message: str, details: dict[str, Any] | None = None, code: str = "verifier_failed") -> None:
+    def __init__(
+        self, message: str, details: dict[str, Any] | None = None, code: SiloErrorCode = "verifier_failed"
+    ) -> None:
         super().__init__(code, message, details)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -114,7 +141,7 @@ def is_silo_error(value: object) -> bool:
     return isinstance(value, SiloError)
 
 
-class ToolError(Exception):
+class ToolError(SiloGymError):
     """Raised by a tool's ``run`` to report a failure to the agent (silo-format §3.1, §3.4).
 
     The agent receives ``{"code", "message"}`` plus ``"details"`` when ``details`` is not ``None``.
@@ -142,7 +169,7 @@ def tool_error(code: str, message: str, details: Any = None) -> ToolError:
     return ToolError(code, message, details)
 
 
-class RunLimitError(Exception):
+class RunLimitError(SiloGymError):
     """Raised into an agent by ``call_tool`` when a run limit fired (silo-format §5.2).
 
     Attributes:

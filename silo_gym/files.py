@@ -1,83 +1,24 @@
-"""Reading the files of a run directory: regular files only, each up to a bound.
-
-A run directory is evidence that anyone may have handed over, so its files are not trusted to be
-files: a FIFO in place of ``trace.jsonl`` would block its reader forever, and a link to
-``/dev/zero`` (or any endless file) would be read until memory runs out. :func:`read_run_file`
-refuses both with an ``OSError`` whose ``strerror`` says what the path is, so every reader that
-names an unreadable file (``read_run``: the ``run_invalid`` error; ``view``: the row of the run)
-says why.
-"""
+"""Moved to :mod:`silo_gym.runs.files` (issue 23: the run directory is one concept, in one
+folder). This old path keeps working: importing it gives that very module (so a name read or
+patched here is the moved module's own), and its names are listed below for type checkers."""
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
-from pathlib import Path
+import sys
 
-__all__ = ["MAX_RUN_FILE_BYTES", "NotARegularFile", "RunFileTooLarge", "read_run_file"]
-
-#: The most bytes read of one run file (256 MiB): far above any run's trace (a 100-call trace of a
-#: large world is a few MB), far below what exhausts a machine's memory.
-MAX_RUN_FILE_BYTES = 256 * 2**20
-
-_CHUNK = 1 << 20
-
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
+from .runs import files as _moved
+from .runs.files import (
+    MAX_RUN_FILE_BYTES,
+    NotARegularFile,
+    RunFileTooLarge,
+    read_run_file,
 )
 
+__all__ = [
+    "MAX_RUN_FILE_BYTES",
+    "NotARegularFile",
+    "read_run_file",
+    "RunFileTooLarge",
+]
 
-class NotARegularFile(OSError):
-    """The path is a FIFO, a device or a socket (``strerror`` says which)."""
-
-
-class RunFileTooLarge(OSError):
-    """The file holds more than :data:`MAX_RUN_FILE_BYTES`."""
-
-
-def _kind(mode: int) -> str:
-    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
-
-
-def _check_regular(mode: int, path: Path) -> None:
-    if stat.S_ISDIR(mode):  # what open() itself says of one
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    if not stat.S_ISREG(mode):
-        raise NotARegularFile(errno.EINVAL, f"it is {_kind(mode)}, not a regular file", str(path))
-
-
-def read_run_file(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the regular file at ``path`` (a symbolic link is followed), read up to
-    :data:`MAX_RUN_FILE_BYTES` whatever size the file claims.
-
-    Raises:
-        FileNotFoundError: nothing is there.
-        IsADirectoryError: a directory is there.
-        NotARegularFile: a FIFO, a device or a socket is there; it is never opened for reading in
-            a way that blocks (``O_NONBLOCK``).
-        RunFileTooLarge: the file holds more than the bound.
-        OSError: any other error reading it (permissions).
-    """
-    path = Path(path)
-    limit = MAX_RUN_FILE_BYTES
-    _check_regular(os.stat(path).st_mode, path)  # a FIFO or a device is not even opened
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    try:
-        _check_regular(os.fstat(fd).st_mode, path)  # it was swapped between the two looks
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
-            if not chunk:
-                return b"".join(chunks)
-            total += len(chunk)
-            if total > limit:
-                raise RunFileTooLarge(errno.EFBIG, f"it holds more than {limit} bytes, the most silo_gym reads of "
-                                                   "a run file", str(path))
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
+sys.modules[__name__] = _moved

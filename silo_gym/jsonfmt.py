@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -35,6 +35,10 @@ __all__ = [
     "is_json_compatible",
     "js_number",
     "loads_strict",
+    "PREPARE_FAILED",
+    "prepare_canonical",
+    "prepared_bytes",
+    "raw_compact",
     "text_form",
 ]
 
@@ -214,10 +218,39 @@ def _default(_: Any) -> None:
 _FALLBACK = (TypeError, ValueError, RecursionError, OverflowError, _TooDeep)
 
 
-def _raw_compact(value: Any) -> bytes | None:
-    """Plain orjson bytes, floats as orjson writes them: a cheap hint, not the canonical form."""
+def raw_compact(value: Any) -> bytes | None:
+    """Plain orjson bytes, floats as orjson writes them: a cheap hint, not the canonical form.
+
+    ``None`` when orjson cannot write ``value`` (too deep, a huge int, a non-string key, ...).
+    """
     try:
         return orjson.dumps(value, default=_default)
+    except _FALLBACK:
+        return None
+
+
+#: What :func:`prepare_canonical` returns for a value it cannot prepare (nested too deep).
+PREPARE_FAILED: Final = object()
+
+
+def prepare_canonical(value: Any) -> Any:
+    """``value`` with floats pre-formatted for the canonical writer (one walk), or
+    :data:`PREPARE_FAILED` when it is nested too deep for the fast path.
+
+    Write the result, or parts of it, with :func:`prepared_bytes`: the bytes equal
+    :func:`canonical` of the same part (the state diff walks each collection once this way).
+    """
+    try:
+        return _prepare(value)
+    except (_TooDeep, RecursionError):
+        return PREPARE_FAILED
+
+
+def prepared_bytes(prepared: Any) -> bytes | None:
+    """Compact canonical bytes of a part of :func:`prepare_canonical`'s result, or ``None`` when
+    orjson cannot write it (the caller then falls back to :func:`canonical`)."""
+    try:
+        return orjson.dumps(prepared, default=_default)
     except _FALLBACK:
         return None
 

@@ -371,7 +371,7 @@ class _NoBytecodeWriteLoader(importlib.machinery.SourceFileLoader):
         return None
 
 
-class _SourceOnlyLoader(_NoBytecodeWriteLoader):
+class SourceOnlyLoader(_NoBytecodeWriteLoader):
     """Compiles from the source file, never from ``__pycache__``, and writes no bytecode.
 
     A ``.pyc`` is trusted when the source's size and mtime in whole seconds match, so an edit of
@@ -474,7 +474,7 @@ def _import_package(env_dir: Path, entry: Path, fresh: bool = True) -> ModuleTyp
     safe = "".join(c if c.isalnum() else "_" for c in env_dir.name)
     pkg_name = f"_silo_env_{safe}_{next(_load_counter)}"
     init = env_dir / "__init__.py"
-    loader_cls = _SourceOnlyLoader if fresh else _NoBytecodeWriteLoader
+    loader_cls = SourceOnlyLoader if fresh else _NoBytecodeWriteLoader
     _package_loaders[pkg_name] = loader_cls
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)

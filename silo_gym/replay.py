@@ -33,10 +33,10 @@ from typing import Any
 from .env import SiloEnv
 from .episode import ACCEPTED_SHAPES, ParsedAction, parse_action, recorded_not_plain_reason
 from .errors import SiloError, VerifierError
-from .files import read_run_file
 from .jsonfmt import canonical, dumps_compact, dumps_pretty_bytes, loads_strict
 from .plain_json import describe_path
-from .rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
+from .runs.files import read_run_file
+from .runs.rundir import RESULT_FILE, RUN_ARTIFACTS, RecordedCall, RunRecord, read_run, run_error
 from .snapshot import restore_state, snapshot_state
 from .validation import type_name
 from .wrappers.record import write_atomic

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .env import TERMINATION_REASONS, SiloEnv
 from .episode import Episode, not_recordable_reason
 from .errors import RunLimitError, SiloError
-from .loader import _SourceOnlyLoader
+from .loader import SourceOnlyLoader
 from .plain_json import answer_not_recordable
 from .verifiers import VerifierOutcome
 from .wrappers.record import RecordRun
@@ -90,7 +90,7 @@ def load_agent(spec: str | os.PathLike[str], cwd: str | os.PathLike[str] | None 
             raise FileNotFoundError(f"No such file: {path}")
         # Compiled from source (never a stale .pyc), so an edited agent file is seen at once.
         module_spec = importlib.util.spec_from_file_location(
-            module_name, path, loader=_SourceOnlyLoader(module_name, str(path)))
+            module_name, path, loader=SourceOnlyLoader(module_name, str(path)))
         if module_spec is None or module_spec.loader is None:
             raise ImportError(f"cannot load {path}")
         module = importlib.util.module_from_spec(module_spec)

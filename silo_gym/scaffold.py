@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .errors import SiloError
+from .errors import SiloError, SiloErrorCode, SiloGymError
 from .formats import display_path
 from .jsonfmt import dumps_pretty_bytes
 from .kit.version import KIT_VERSION
@@ -570,8 +570,9 @@ def _scaffold(env: EnvironmentRef, kind: str, name: str, state_type: str | None,
     module_path = env.path / package / f"{identifier}.py"
     if module_path.exists():
         label = "Tool" if kind == "tool" else "Verifier"
+        code: SiloErrorCode = "tool_already_exists" if kind == "tool" else "verifier_already_exists"
         raise SiloError(
-            f"{kind}_already_exists",
+            code,
             f'{label} file "{created}" already exists.',
             {"file": created, "name": name},
         )
@@ -838,7 +839,7 @@ def remove_verifier(env: EnvironmentRef, verifier_id: str) -> RemovalResult:
 _PROMPT_NAME = re.compile(r"[a-zA-Z0-9_-]+")
 
 
-class PromptAborted(Exception):
+class PromptAborted(SiloGymError):
     """The input ended before the prompt was answered."""
 
 

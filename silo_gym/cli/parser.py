@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from ..errors import SiloGymError
 from ..suggest import did_you_mean
 
 __all__ = [
@@ -50,7 +51,7 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 _HELP_TOKENS = ("-h", "--help")
 
 
-class UsageError(Exception):
+class UsageError(SiloGymError):
     """A command-line mistake; printed as ``error: <message>`` with exit code 1."""
 
 

@@ -37,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .collect import EpisodeJob, EpisodeRunner, aplay_with_retries, curriculum_jobs
+from .episodes import EpisodeJob, EpisodeRunner, aplay_with_retries, curriculum_jobs
 
 __all__ = ["CollectCounters", "CollectionInterrupted", "iter_local"]
 

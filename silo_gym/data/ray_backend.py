@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from ..wrappers.record import RunDirJournal, write_atomic
-from .collect import (
+from .episodes import (
     RUN_FILES,
     EpisodeJob,
     EpisodeRunner,

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 
+from ..errors import SiloGymError
 from ..jsonfmt import dumps_compact, dumps_compact_bytes, dumps_pretty_bytes, loads_strict
 from ..wrappers.record import write_atomic
 from .collect import (
@@ -53,7 +54,7 @@ MANIFEST = ".collect.json"
 _FIX_LINE = "Fix that line or remove it (its episode is then played again), or collect into another directory."
 
 
-class ResumeError(ValueError):
+class ResumeError(ValueError, SiloGymError):
     """An output directory that cannot be (re)used as asked: what is there, and what to do."""
 
 

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import gymnasium as gym
 
 from ..data.collect import EnvPlan, drawn_variant
-from ..errors import SiloError
+from ..errors import SiloError, SiloGymError
 from ..formats import VARIANT_LIMIT
 from ..jsonfmt import loads_strict
 
@@ -48,7 +48,7 @@ __all__ = ["EvalError", "Worlds", "parse_variants", "read_variants_file", "resol
 _NUMBERS = re.compile(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*,?")
 
 
-class EvalError(ValueError):
+class EvalError(ValueError, SiloGymError):
     """An evaluation that cannot be run as asked: what is wrong, and what is accepted."""
 
 

@@ -13,13 +13,15 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..errors import SiloGymError
+
 __all__ = ["BUNDLE_DIR", "ExportError", "bundle_ignore", "write_package"]
 
 #: Where a bundled (not shipped) environment goes inside a package: ``<package>/environment/<name>/``.
 BUNDLE_DIR = "environment"
 
 
-class ExportError(Exception):
+class ExportError(SiloGymError):
     """An export that cannot be written (the message says what was wrong and what is accepted)."""
 
 

@@ -72,14 +72,14 @@ API = Literal["chat", "responses", "anthropic", "text"]
 APIS: tuple[str, ...] = ("chat", "responses", "anthropic", "text")
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
+def get_field(obj: Any, key: str, default: Any = None) -> Any:
     """``obj[key]`` for mappings, ``obj.key`` for SDK objects (pydantic models), else default."""
     if isinstance(obj, Mapping):
         return obj.get(key, default)
     return getattr(obj, key, default)
 
 
-def _as_plain(obj: Any) -> Any:
+def as_plain(obj: Any) -> Any:
     """An SDK object (pydantic model) as plain dicts and lists; plain values unchanged."""
     dump = getattr(obj, "model_dump", None)
     if callable(dump) and not isinstance(obj, Mapping):
@@ -173,13 +173,13 @@ def arguments_to_action(name: Any, arguments: Any) -> dict[str, Any]:
 def chat_tool_call_to_action(call: Any) -> dict[str, Any]:
     """A Chat Completions tool call (``{"id", "type", "function": {"name", "arguments"}}``, or the
     SDK object) as an action."""
-    function = _get(call, "function") or {}
-    return arguments_to_action(_get(function, "name"), _get(function, "arguments"))
+    function = get_field(call, "function") or {}
+    return arguments_to_action(get_field(function, "name"), get_field(function, "arguments"))
 
 
 def responses_call_to_action(item: Any) -> dict[str, Any]:
     """A Responses ``function_call`` item (``{"type", "call_id", "name", "arguments"}``) as an action."""
-    return arguments_to_action(_get(item, "name"), _get(item, "arguments"))
+    return arguments_to_action(get_field(item, "name"), get_field(item, "arguments"))
 
 
 def anthropic_tool_use_to_action(block: Any) -> dict[str, Any]:
@@ -187,7 +187,7 @@ def anthropic_tool_use_to_action(block: Any) -> dict[str, Any]:
 
     ``input`` is normally a dict already; a string is parsed like Chat arguments.
     """
-    return arguments_to_action(_get(block, "name"), _get(block, "input"))
+    return arguments_to_action(get_field(block, "name"), get_field(block, "input"))
 
 
 def _action_parts(action: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -295,7 +295,7 @@ def _text_of_content(content: Any) -> str | None:
     if isinstance(content, Sequence):
         parts = []
         for part in content:
-            part = _as_plain(part)
+            part = as_plain(part)
             if isinstance(part, str):
                 parts.append(part)
             elif isinstance(part, Mapping) and part.get("type") in ("text", "output_text", "input_text"):
@@ -321,7 +321,7 @@ def normalize_reply(api: str, reply: Any) -> Any:
             body, no ``choices``, a null ``message``; :mod:`silo_gym.llm.replies`).
         TypeError: a chat reply that is not a message.
     """
-    reply = _as_plain(reply)
+    reply = as_plain(reply)
     if api == "chat":
         if isinstance(reply, str):
             return {"role": "assistant", "content": reply}
@@ -329,22 +329,22 @@ def normalize_reply(api: str, reply: Any) -> Any:
             raise TypeError(f"A chat reply must be an assistant message dict, got {type(reply).__name__}.")
         if "role" not in reply and ("choices" in reply or "error" in reply
                                     or reply.get("object") == "chat.completion"):  # a whole ChatCompletion
-            reply = _as_plain(chat_message(reply))
+            reply = as_plain(chat_message(reply))
             if not isinstance(reply, Mapping):
                 raise TypeError(f"A chat reply must be an assistant message dict, got {type(reply).__name__}.")
         message: dict[str, Any] = {"role": "assistant", "content": _text_of_content(reply.get("content"))}
         calls = []
         for call in reply.get("tool_calls") or []:
-            call = _as_plain(call)
-            function = _as_plain(_get(call, "function") or {})
+            call = as_plain(call)
+            function = as_plain(get_field(call, "function") or {})
             entry: dict[str, Any] = {}
-            if _get(call, "id") is not None:
-                entry["id"] = _get(call, "id")
+            if get_field(call, "id") is not None:
+                entry["id"] = get_field(call, "id")
             entry["type"] = "function"
-            arguments = _get(function, "arguments")
+            arguments = get_field(function, "arguments")
             if arguments is not None and not isinstance(arguments, str):
                 arguments = dumps_compact(arguments)  # some servers send an object, not JSON text
-            entry["function"] = {"name": _get(function, "name"), "arguments": arguments}
+            entry["function"] = {"name": get_field(function, "name"), "arguments": arguments}
             calls.append(entry)
         if calls:
             message["tool_calls"] = calls
@@ -357,7 +357,7 @@ def normalize_reply(api: str, reply: Any) -> Any:
         if isinstance(reply, str):
             return [{"type": "message", "role": "assistant",
                      "content": [{"type": "output_text", "text": reply}]}]
-        return [copy.deepcopy(_as_plain(item)) for item in reply]
+        return [copy.deepcopy(as_plain(item)) for item in reply]
     if api == "anthropic":
         if isinstance(reply, str):
             return {"role": "assistant", "content": [{"type": "text", "text": reply}]}
@@ -369,7 +369,7 @@ def normalize_reply(api: str, reply: Any) -> Any:
         if isinstance(content, str):
             blocks: list[Any] = [{"type": "text", "text": content}]
         else:
-            blocks = [copy.deepcopy(_as_plain(b)) for b in content or []]
+            blocks = [copy.deepcopy(as_plain(b)) for b in content or []]
         return {"role": "assistant", "content": blocks}
     raise ValueError(f'api must be "chat", "responses" or "anthropic"; got {api!r}.')
 
@@ -474,7 +474,7 @@ def to_chat_messages(messages: Sequence[Any], api: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if api == "responses":
         for item in messages:
-            item = _as_plain(item)
+            item = as_plain(item)
             kind = item.get("type", "message")
             if kind == "message":
                 out.append({"role": item.get("role", "assistant"), "content": _text_of_content(item.get("content"))})
@@ -493,7 +493,7 @@ def to_chat_messages(messages: Sequence[Any], api: str) -> list[dict[str, Any]]:
         return out
     if api == "anthropic":
         for message in messages:
-            message = _as_plain(message)
+            message = as_plain(message)
             role = message.get("role")
             content = message.get("content")
             if isinstance(content, str) or content is None:
@@ -503,7 +503,7 @@ def to_chat_messages(messages: Sequence[Any], api: str) -> list[dict[str, Any]]:
             calls: list[dict[str, Any]] = []
             results: list[dict[str, Any]] = []
             for block in content:
-                block = _as_plain(block)
+                block = as_plain(block)
                 kind = block.get("type")
                 if kind == "text":
                     texts.append(str(block.get("text") or ""))

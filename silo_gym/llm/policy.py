@@ -58,8 +58,8 @@ import orjson
 
 from ..info import ResetInfo
 from .formats import (
-    _as_plain,
-    _get,
+    as_plain,
+    get_field,
     normalize_reply,
     reply_text,
     reply_tool_calls,
@@ -373,9 +373,9 @@ class EpisodeLoop:
             latency = raw.latency_ms if raw.latency_ms is not None else latency
             raw = raw.message
         else:  # a whole provider response (dict or SDK object) carries its own usage and model
-            found = _as_plain(_get(raw, "usage"))
+            found = as_plain(get_field(raw, "usage"))
             usage = found if isinstance(found, dict) else None
-            served = _get(raw, "model")
+            served = get_field(raw, "model")
             model = served if isinstance(served, str) else model
         return raw, usage, model, latency
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import SiloGymError
+
 __all__ = ["ModelReplyError", "anthropic_reply", "chat_message", "responses_output"]
 
 #: Error types that name a transient failure, and the HTTP status each stands for.
@@ -29,7 +31,7 @@ _TRANSIENT_TYPES = {
 _SHOWN = 300
 
 
-class ModelReplyError(Exception):
+class ModelReplyError(SiloGymError):
     """A model server's reply that holds no assistant message (module docs).
 
     Attributes:

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import SiloGymError
+
 __all__ = ["DEFAULT_RETRY", "ModelHTTPError", "RetryPolicy", "is_transient", "retry_after_s"]
 
 _CONNECTION_ERRORS = frozenset({
@@ -36,7 +38,7 @@ _CONNECTION_ERRORS = frozenset({
 _CONNECTION_MODULES = ("openai", "anthropic", "aiohttp", "httpx", "httpx2", "httpcore", "httpcore2")
 
 
-class ModelHTTPError(Exception):
+class ModelHTTPError(SiloGymError):
     """A model server answered with an HTTP error (raised by silo_gym's lean clients).
 
     Attributes:

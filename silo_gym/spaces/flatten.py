@@ -22,13 +22,14 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
+from ..errors import SiloGymError
 from .json_text import JsonText
 from .tool_call import ToolCall
 
 __all__ = ["SharedMemoryUnsupportedError", "SpaceNotFlattenableError"]
 
 
-class SpaceNotFlattenableError(ValueError, NotImplementedError):
+class SpaceNotFlattenableError(ValueError, NotImplementedError, SiloGymError):
     """Raised by Gymnasium's flatten functions for :class:`ToolCall` and :class:`JsonText`.
 
     It is both a ``ValueError`` (what Gymnasium raises for spaces that cannot be flattened) and a
@@ -36,7 +37,7 @@ class SpaceNotFlattenableError(ValueError, NotImplementedError):
     """
 
 
-class SharedMemoryUnsupportedError(CustomSpaceError, ValueError):
+class SharedMemoryUnsupportedError(CustomSpaceError, ValueError, SiloGymError):
     """Raised by Gymnasium's shared-memory functions for :class:`ToolCall` and :class:`JsonText`.
 
     A ``CustomSpaceError`` so that ``AsyncVectorEnv`` wraps it in its own ``ValueError`` (this

@@ -39,6 +39,7 @@ import math
 import re
 from typing import Any
 
+from ..errors import SiloGymError
 from .messages import Path
 
 __all__ = ["NotJson", "compile_decision", "json_instance"]
@@ -73,7 +74,7 @@ def compile_decision(schema: dict[str, Any]) -> tuple[Any, str | None]:
         return None, reason or type(exc).__name__
 
 
-class NotJson(Exception):
+class NotJson(SiloGymError):
     """A value the library cannot check; ``path`` says where and ``what`` says why."""
 
     def __init__(self, path: Path, what: str) -> None:

@@ -20,7 +20,7 @@ from ..errors import SiloError
 from ..jsonfmt import canonical, dumps_compact, dumps_pretty, format_number
 from ..replay import Replayer
 from ..rounding import to_fixed
-from ..rundir import RunRecord, read_run
+from ..runs.rundir import RunRecord, read_run
 
 __all__ = ["CallItem", "CollectionChange", "RecordChange", "RunView", "TaskSummary", "load_run", "summarize"]
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import SiloError
 from ..replay import Replayer
 from ..rounding import to_fixed
-from ..rundir import RUN_ARTIFACTS
+from ..runs.rundir import RUN_ARTIFACTS
 from .eval_page import find_evals, load_evals, render_evals
 from .model import RunView, TaskSummary, load_run, summarize
 
