@@ -97,8 +97,12 @@ from silo_gym.wrappers import RecordRun
 env = RecordRun(gym.make("silo/widgets-TASK-001", max_tool_calls=10**9), runs_dir=sys.argv[2])
 env.reset()
 print("ready", flush=True)
-while True:
+# At most 50 big steps (~150 MB of trace, under the reader's 256 MiB cap on a run file), then
+# wait to be killed: a fast machine must not outgrow what read_trace accepts before the kill.
+for _ in range(50):
     env.step({"tool": "big", "input": {"n": 3_000_000}})
+import time
+time.sleep(600)
 '''
 
 
