@@ -3,7 +3,22 @@ the reference leaves behind."""
 
 from __future__ import annotations
 
-from .tools_a import env, w  # noqa: F401
+from types import ModuleType
+
+import pytest
+
+from . import World, load_erp
+from .tools_a import world
+
+
+@pytest.fixture(scope="module")
+def env() -> ModuleType:
+    return load_erp()
+
+
+@pytest.fixture
+def w(env: ModuleType) -> World:
+    return world(env)
 
 
 def test_low_stock_is_sorted_by_shortfall(w):

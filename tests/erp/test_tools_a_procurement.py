@@ -3,7 +3,22 @@ effects, budget commitments, and the documented refusals."""
 
 from __future__ import annotations
 
-from .tools_a import env, w  # noqa: F401
+from types import ModuleType
+
+import pytest
+
+from . import World, load_erp
+from .tools_a import world
+
+
+@pytest.fixture(scope="module")
+def env() -> ModuleType:
+    return load_erp()
+
+
+@pytest.fixture
+def w(env: ModuleType) -> World:
+    return world(env)
 
 
 def budget(w, budget_id):

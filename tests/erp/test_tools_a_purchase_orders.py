@@ -3,7 +3,22 @@ budget commitment, sending (inbound stock), cancelling and closing, and the read
 
 from __future__ import annotations
 
-from .tools_a import env, w  # noqa: F401
+from types import ModuleType
+
+import pytest
+
+from . import World, load_erp
+from .tools_a import world
+
+
+@pytest.fixture(scope="module")
+def env() -> ModuleType:
+    return load_erp()
+
+
+@pytest.fixture
+def w(env: ModuleType) -> World:
+    return world(env)
 
 
 def test_create_from_quotation_copies_lines_and_totals(w):

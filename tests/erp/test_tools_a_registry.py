@@ -3,8 +3,17 @@ shape, and every read tool leaving the world unchanged."""
 
 from __future__ import annotations
 
-from .tools_a import COUNTS, MODULES, a_tools, assert_read_only, env  # noqa: F401
-from . import submodule
+from types import ModuleType
+
+import pytest
+
+from . import load_erp, submodule
+from .tools_a import COUNTS, MODULES, a_tools, assert_read_only
+
+
+@pytest.fixture(scope="module")
+def env() -> ModuleType:
+    return load_erp()
 
 NAMES = (
     "get_current_date advance_clock set_clock "

@@ -7,11 +7,9 @@ import copy
 from types import ModuleType
 from typing import Any
 
-import pytest
-
 from silo_gym import canonical
 
-from . import World, load_erp, submodule
+from . import World, submodule
 
 MODULES = (
     "clock",
@@ -48,13 +46,3 @@ def assert_read_only(env: ModuleType, name: str, args: dict[str, Any]) -> Any:
     out = w.ok(name, args)
     assert canonical(w.state) == before, name
     return out
-
-
-@pytest.fixture(scope="module")
-def env() -> ModuleType:
-    return load_erp()
-
-
-@pytest.fixture
-def w(env: ModuleType) -> World:
-    return world(env)

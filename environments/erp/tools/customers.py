@@ -43,11 +43,12 @@ def _list_customers(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", CUSTOMER_STATUS)
     segment = read_optional_string(args, "segment")
     rows = [
-        customer_summary(c)
+        c
         for c in _by_id(state["customers"].values())
         if (status is None or c["status"] == status) and (segment is None or matches_text(c["segment"], segment))
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [customer_summary(c) for c in page["results"]]}
 
 
 list_customers = define_tool(
@@ -71,14 +72,15 @@ list_customers = define_tool(
 def _search_customers(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     rows = [
-        customer_summary(c)
+        c
         for c in _by_id(state["customers"].values())
         if matches_text(c["name"], query)
         or matches_text(c["code"], query)
         or matches_text(c["segment"], query)
         or matches_text(c["contact"]["email"], query)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [customer_summary(c) for c in page["results"]]}
 
 
 search_customers = define_tool(

@@ -109,13 +109,14 @@ def _list_inventory(state: State, args: Args) -> Any:
     if warehouse_id is not None:
         require_warehouse(state, warehouse_id)
     rows = [
-        inventory_summary(state, r)
+        r
         for r in sorted(state["inventory"].values(), key=lambda r: r["id"])
         if (product_id is None or r["productId"] == product_id)
         and (warehouse_id is None or r["warehouseId"] == warehouse_id)
         and (not low_only or r["quantityOnHand"] < _low_threshold(state, r))
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [inventory_summary(state, r) for r in page["results"]]}
 
 
 list_inventory = define_tool(
@@ -399,13 +400,18 @@ def _release_reservation(state: State, args: Args) -> Any:
     return _reservation(state, args, release=True)
 
 
-_RESERVE_PROPS = {
-    "productId": string_prop(_PRODUCT_ID),
-    "warehouseId": string_prop(_WAREHOUSE_ID),
-    "quantity": integer_prop("Units.", minimum=1),
-    "referenceId": string_prop("What the reservation is for, e.g. a sales order id."),
-    "actorUserId": string_prop(_ACTOR),
-}
+def _reservation_schema() -> dict[str, Any]:
+    return schema(
+        {
+            "productId": string_prop(_PRODUCT_ID),
+            "warehouseId": string_prop(_WAREHOUSE_ID),
+            "quantity": integer_prop("Units.", minimum=1),
+            "referenceId": string_prop("What the reservation is for, e.g. a sales order id."),
+            "actorUserId": string_prop(_ACTOR),
+        },
+        ["productId", "warehouseId", "quantity", "actorUserId"],
+    )
+
 
 reserve_inventory = define_tool(
     name="reserve_inventory",
@@ -414,7 +420,7 @@ reserve_inventory = define_tool(
         "be transferred or reserved again. Posts a reservation movement; it does not change any sales "
         "order line and writes no audit entry."
     ),
-    input_schema=schema(dict(_RESERVE_PROPS), ["productId", "warehouseId", "quantity", "actorUserId"]),
+    input_schema=_reservation_schema(),
     run=_reserve_inventory,
 )
 
@@ -424,7 +430,7 @@ release_reservation = define_tool(
         "Return reserved stock of a product at one warehouse to available (at most what is reserved). "
         "Posts a release movement; no sales order line or audit entry is written."
     ),
-    input_schema=schema(dict(_RESERVE_PROPS), ["productId", "warehouseId", "quantity", "actorUserId"]),
+    input_schema=_reservation_schema(),
     run=_release_reservation,
 )
 

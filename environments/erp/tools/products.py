@@ -50,11 +50,12 @@ def _list_products(state: State, args: Args) -> Any:
     category = read_optional_string(args, "category")
     status = read_optional_enum(args, "status", PRODUCT_STATUS)
     rows = [
-        product_summary(p)
+        p
         for p in _by_id(state["products"].values())
         if (category is None or matches_text(p["category"], category)) and (status is None or p["status"] == status)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [product_summary(p) for p in page["results"]]}
 
 
 list_products = define_tool(
@@ -79,11 +80,12 @@ list_products = define_tool(
 def _search_products(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     rows = [
-        product_summary(p)
+        p
         for p in _by_id(state["products"].values())
         if matches_text(p["sku"], query) or matches_text(p["name"], query) or matches_text(p["category"], query)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [product_summary(p) for p in page["results"]]}
 
 
 search_products = define_tool(

@@ -111,13 +111,14 @@ def _list_purchase_orders(state: State, args: Args) -> Any:
     vendor_id = read_optional_string(args, "vendorId")
     warehouse_id = read_optional_string(args, "warehouseId")
     rows = [
-        purchase_order_summary(o)
+        o
         for o in _by_id(state["purchaseOrders"].values())
         if (status is None or o["status"] == status)
         and (vendor_id is None or o["vendorId"] == vendor_id)
         and (warehouse_id is None or o["warehouseId"] == warehouse_id)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [purchase_order_summary(o) for o in page["results"]]}
 
 
 list_purchase_orders = define_tool(
@@ -150,8 +151,9 @@ def _search_purchase_orders(state: State, args: Args) -> Any:
             or (vendor is not None and matches_text(vendor["name"], query))
             or any(matches_text(ln["productId"], query) or matches_text(ln["description"], query) for ln in o["lines"])
         ):
-            rows.append(purchase_order_summary(o))
-    return paginate(rows, args)
+            rows.append(o)
+    page = paginate(rows, args)
+    return {**page, "results": [purchase_order_summary(o) for o in page["results"]]}
 
 
 search_purchase_orders = define_tool(

@@ -102,13 +102,14 @@ def _list_requisitions(state: State, args: Args) -> Any:
     department = read_optional_string(args, "departmentId")
     requester = read_optional_string(args, "requesterUserId")
     rows = [
-        requisition_summary(r)
+        r
         for r in sorted(state["requisitions"].values(), key=lambda r: r["id"])
         if (status is None or r["status"] == status)
         and (department is None or r["departmentId"] == department)
         and (requester is None or r["requesterUserId"] == requester)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [requisition_summary(r) for r in page["results"]]}
 
 
 list_requisitions = define_tool(
@@ -134,11 +135,12 @@ list_requisitions = define_tool(
 def _search_requisitions(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     rows = [
-        requisition_summary(r)
+        r
         for r in sorted(state["requisitions"].values(), key=lambda r: r["id"])
         if matches_text(r["id"], query) or matches_text(r["justification"], query)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [requisition_summary(r) for r in page["results"]]}
 
 
 search_requisitions = define_tool(

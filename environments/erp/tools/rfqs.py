@@ -45,11 +45,12 @@ def _quotations_of(state: State, rfq_id: str) -> list[dict[str, Any]]:
 def _list_rfqs(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", RFQ_STATUS)
     rows = [
-        rfq_summary(state, r)
+        r
         for r in sorted(state["rfqs"].values(), key=lambda r: r["id"])
         if status is None or r["status"] == status
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [rfq_summary(state, r) for r in page["results"]]}
 
 
 list_rfqs = define_tool(

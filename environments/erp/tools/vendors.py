@@ -48,13 +48,14 @@ def _list_vendors(state: State, args: Args) -> Any:
     category = read_optional_string(args, "category")
     preferred = flag(args, "preferredOnly")
     rows = [
-        vendor_summary(v)
+        v
         for v in _by_id(state["vendors"].values())
         if (status is None or v["status"] == status)
         and (category is None or any(matches_text(c, category) for c in v["categories"]))
         and (not preferred or v["isPreferred"])
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [vendor_summary(v) for v in page["results"]]}
 
 
 list_vendors = define_tool(
@@ -80,14 +81,15 @@ list_vendors = define_tool(
 def _search_vendors(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     rows = [
-        vendor_summary(v)
+        v
         for v in _by_id(state["vendors"].values())
         if matches_text(v["name"], query)
         or matches_text(v["code"], query)
         or matches_text(v["contact"]["email"], query)
         or any(matches_text(c, query) for c in v["categories"])
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    return {**page, "results": [vendor_summary(v) for v in page["results"]]}
 
 
 search_vendors = define_tool(
