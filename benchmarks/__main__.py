@@ -20,6 +20,7 @@ from .bench_eval import bench_eval
 from .bench_hubs import bench_hubs
 from .bench_llm import bench_llm
 from .bench_peers import bench_peers
+from .bench_project_tools import bench_project_tools
 from .bench_ray import bench_ray
 from .bench_scale import bench_import, bench_memory, bench_vector
 from .bench_shaping import bench_shaping
@@ -47,6 +48,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "variants": bench_variants,
     "demo_variants": bench_demo_variants,
     "view": bench_view,
+    "project_tools": bench_project_tools,
     "llm": bench_llm,
     "peers": bench_peers,
     "eval": bench_eval,

@@ -559,6 +559,15 @@ def check_contract(env_name: str, module: ModuleType) -> None:
             raise SiloError("runtime_contract_invalid", message, {"environment": env_name, "missing": missing})
 
 
+def _check_template_version(name: str, template_version: str) -> None:
+    """Refuse a world whose manifest names a kit version this package cannot run (a value that
+    is not ``MAJOR.MINOR.PATCH`` is only recorded, as silo-format §2.3 has it)."""
+    from .kit.version import check_template_version, is_version
+
+    if is_version(template_version):
+        check_template_version(template_version, f'Environment "{name}"')
+
+
 def open_environment_at(
     name: str,
     path: str | os.PathLike[str],
@@ -576,6 +585,8 @@ def open_environment_at(
             {"environment": name, "available": []},
         )
     manifest, present = read_manifest(env_dir, project_root)
+    if manifest.templateVersion is not None:
+        _check_template_version(name, manifest.templateVersion)
     entry = resolve_entrypoint(name, env_dir, manifest.entrypoint)
     module = load_module(name, env_dir, entry, fresh=fresh)
     check_contract(name, module)

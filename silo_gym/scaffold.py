@@ -27,6 +27,7 @@ from typing import IO
 from .errors import SiloError
 from .formats import display_path
 from .jsonfmt import dumps_pretty_bytes
+from .kit.version import KIT_VERSION
 from .loader import open_environment, shipped_environments_dir
 from .names import check_safe_name
 from .registration import gym_id_problem
@@ -66,8 +67,8 @@ __all__ = [
 NOT_IMPLEMENTED_TOOL = 'Tool "{name}" is not implemented yet.'
 NOT_IMPLEMENTED_VERIFIER = 'Verifier "{id}" is not implemented yet.'
 STUB_CHECK_LABEL = "TODO: define success condition"
-#: The Silo format version this package implements, written as ``templateVersion``.
-TEMPLATE_VERSION = "0.3.0"
+#: The Silo format version this package implements (the kit's version), written as ``templateVersion``.
+TEMPLATE_VERSION = KIT_VERSION
 DEFAULT_ENTRYPOINT = "./__init__.py"
 #: Template id -> label (silo-format §12.4).
 TEMPLATES: dict[str, str] = {"blank": "Blank", "crm": "CRM", "project": "Project tracking", "erp": "ERP"}

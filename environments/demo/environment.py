@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import orjson
+from silo_gym import kit
 
 from .state import State
 
@@ -23,12 +23,13 @@ __all__ = ["SIMULATION_NOW", "create_state"]
 #: The simulated "today". No tool moves it.
 SIMULATION_NOW = "2026-03-16"
 
-_DATA_DIR = Path(__file__).resolve().parent / "data"
+#: The canonical world: the data files (entity collections in state order, keyed by id), read once.
+_SEED = kit.SeedWorld(
+    Path(__file__).resolve().parent / "data",
+    SIMULATION_NOW,
+    ("users", "accounts", "contacts", "leads", "opportunities", "activities", "stages"),
+)
 
-#: Entity collections: state key -> data file; each file is a JSON array in id order.
-_COLLECTIONS = ("users", "accounts", "contacts", "leads", "opportunities", "activities", "stages")
-
-_seed: bytes | None = None
 _build_variant: Callable[[int], State] | None = None
 
 
@@ -40,19 +41,6 @@ def _generator() -> Callable[[int], State]:
 
         _build_variant = build_variant
     return _build_variant
-
-
-def _read(name: str) -> object:
-    return orjson.loads((_DATA_DIR / f"{name}.json").read_bytes())
-
-
-def _build_seed() -> bytes:
-    world: dict[str, object] = {"now": SIMULATION_NOW}
-    for key in _COLLECTIONS:
-        world[key] = {record["id"]: record for record in _read(key)}  # type: ignore[attr-defined]
-    world["auditLog"] = _read("auditLog")
-    world["sequences"] = _read("sequences")
-    return orjson.dumps(world)
 
 
 def create_state(variant: int | None = None) -> State:
@@ -67,8 +55,4 @@ def create_state(variant: int | None = None) -> State:
     """
     if variant is not None:
         return _generator()(variant)
-    global _seed
-    seed = _seed
-    if seed is None:
-        seed = _seed = _build_seed()
-    return orjson.loads(seed)
+    return _SEED.create()

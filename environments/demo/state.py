@@ -7,11 +7,10 @@ Rounding follows JavaScript (``silo_gym.round2`` / ``silo_gym.js_round``), never
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 from datetime import date, timedelta
 from typing import Any, Literal, TypedDict
 
-from silo_gym import js_round, round2
+from silo_gym import js_round, kit
 
 __all__ = [
     "STALE_STAGE_DAYS",
@@ -173,28 +172,8 @@ State = dict[str, Any]
 STALE_STAGE_DAYS = 30
 
 
-def money(a: float) -> dict[str, Any]:
-    """``{"amount": round2(a), "currency": "USD"}``.
-
-    A whole amount is stored as an ``int`` (140000, like the data files), a fractional one as a
-    float; JSON has one number type, so the written bytes are the same either way, and whole
-    amounts keep tool outputs free of floats (the fast path of the observation writer).
-    """
-    amount = round2(a)
-    if amount.is_integer() and -(2**53) < amount < 2**53:
-        return {"amount": int(amount), "currency": "USD"}
-    return {"amount": amount, "currency": "USD"}
-
-
-def sum_money(amounts: Iterable[Any]) -> dict[str, Any]:
-    """``money`` of the sum of ``amounts``, added left to right in the order given.
-
-    Items are numbers; a Money dict is accepted too and contributes its ``amount``.
-    """
-    total: float = 0
-    for a in amounts:
-        total = total + (a["amount"] if isinstance(a, dict) else a)
-    return money(total)
+money = kit.money  # {"amount": round2(a), "currency": "USD"}, a whole amount as an int
+sum_money = kit.sum_money  # money of the sum, added left to right (numbers or Money dicts)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -358,26 +337,10 @@ def quota_attainment_percent(
 # Ids and audit
 
 
-def next_id(state: State, prefix: str, pad: int = 3) -> str:
-    """Advance ``sequences[prefix]`` and return ``<prefix>-<n zero-padded to pad digits>``."""
-    sequences = state["sequences"]
-    n = sequences.get(prefix, 0) + 1
-    sequences[prefix] = n
-    return f"{prefix}-{str(n).rjust(pad, '0')}"
+next_id = kit.next_id  # advance sequences[prefix] and return <prefix>-<n zero-padded to pad>
+_AUDIT = kit.AuditLog("actorUserId")
 
 
-def record_audit(
-    state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str
-) -> None:
+def record_audit(state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str) -> None:
     """Append one audit event, stamped with ``now`` and the next ``AUD-`` id."""
-    state["auditLog"].append(
-        {
-            "id": next_id(state, "AUD", 4),
-            "at": state["now"],
-            "actorUserId": actor,
-            "action": action,
-            "entityType": entity_type,
-            "entityId": entity_id,
-            "detail": detail,
-        }
-    )
+    _AUDIT.record(state, actor, action, entity_type, entity_id, detail)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import orjson
 
+from silo_gym import kit
+
 from .state import State
 
 __all__ = ["SIMULATION_NOW", "create_state"]
@@ -25,39 +27,18 @@ __all__ = ["SIMULATION_NOW", "create_state"]
 #: The simulated "today" (a date-only string). No tool moves it.
 SIMULATION_NOW = "2026-03-16"
 
-_DATA_DIR = Path(__file__).resolve().parent / "data"
-
-#: Entity collections in state order; each file is a JSON array of records in id order.
-_COLLECTIONS = ("projects", "workItems", "sprints", "members", "teams", "workflowStates", "timeLogs")
+#: The canonical world: the data files (entity collections in state order, keyed by id), read once.
+_SEED = kit.SeedWorld(
+    Path(__file__).resolve().parent / "data",
+    SIMULATION_NOW,
+    ("projects", "workItems", "sprints", "members", "teams", "workflowStates", "timeLogs"),
+)
 
 #: How many generated variants are kept (as bytes, about 20 kB each).
 _VARIANT_CACHE_SIZE = 32
 
-_seed: bytes | None = None
 _variants: OrderedDict[int, bytes] = OrderedDict()
 _variants_lock = threading.Lock()
-
-
-def _read(name: str) -> object:
-    return orjson.loads((_DATA_DIR / f"{name}.json").read_bytes())
-
-
-def _build_seed() -> bytes:
-    world: dict[str, object] = {"now": SIMULATION_NOW}
-    for key in _COLLECTIONS:
-        world[key] = {record["id"]: record for record in _read(key)}  # type: ignore[attr-defined]
-    world["auditLog"] = _read("auditLog")
-    world["sequences"] = _read("sequences")
-    return orjson.dumps(world)
-
-
-def canonical_seed() -> bytes:
-    """The canonical world as compact JSON bytes (read once per process)."""
-    global _seed
-    seed = _seed
-    if seed is None:
-        seed = _seed = _build_seed()
-    return seed
 
 
 def create_state(variant: int | None = None) -> State:
@@ -70,7 +51,7 @@ def create_state(variant: int | None = None) -> State:
         ValueError: ``variant`` is not ``None`` or an int >= 0 (a bool is refused).
     """
     if variant is None:
-        return orjson.loads(canonical_seed())
+        return _SEED.create()
     if isinstance(variant, bool) or not isinstance(variant, int) or variant < 0:
         raise ValueError(f"variant must be None or an int >= 0, got {variant!r}.")
     with _variants_lock:

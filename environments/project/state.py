@@ -12,9 +12,17 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any, Literal, TypedDict
 
-from silo_gym import js_round
+from silo_gym import kit
 
 __all__ = [
+    "MEMBERS",
+    "PROJECTS",
+    "SPRINTS",
+    "TEAMS",
+    "TIME_LOGS",
+    "WORKFLOW_STATES",
+    "WORK_ITEMS",
+    "WORLD",
     "AuditEvent",
     "Comment",
     "Member",
@@ -155,8 +163,6 @@ class AuditEvent(TypedDict):
 State = dict[str, Any]
 Record = dict[str, Any]
 
-_EPSILON = 2.220446049250313e-16
-
 
 # ---------------------------------------------------------------------------------------------
 # Dates
@@ -234,40 +240,46 @@ def is_overdue(state: State, item: Record) -> bool:
 # Collections (each sorted by id unless said otherwise)
 
 
-def _by_id(records: Iterable[Record]) -> list[Record]:
-    return sorted(records, key=lambda r: r["id"])
+WORK_ITEMS = kit.Collection("workItems", "WI", "Work item", links=("projectId", "sprintId", "assigneeId", "parentId"))
+TIME_LOGS = kit.Collection("timeLogs", "TL", "Time log", links=("workItemId", "memberId"))
+MEMBERS = kit.Collection("members", "MEM", "Member", links=("teamId",))
+SPRINTS = kit.Collection("sprints", "SPR", "Sprint", links=("projectId",))
+TEAMS = kit.Collection("teams", "TEAM", "Team")
+PROJECTS = kit.Collection("projects", "PROJ", "Project")
+WORKFLOW_STATES = kit.Collection("workflowStates", None, "Workflow state")
+#: The world's collections; a tool that changes a link field of a stored record goes through
+#: ``Collection.set_link`` so the link indexes stay current.
+WORLD = kit.World(PROJECTS, WORK_ITEMS, SPRINTS, MEMBERS, TEAMS, WORKFLOW_STATES, TIME_LOGS)
 
 
 def work_items_for_project(state: State, project_id: str) -> list[Record]:
-    return _by_id(i for i in state["workItems"].values() if i["projectId"] == project_id)
+    return WORK_ITEMS.linked(state, "projectId", project_id)
 
 
 def work_items_for_sprint(state: State, sprint_id: str) -> list[Record]:
-    return _by_id(i for i in state["workItems"].values() if i["sprintId"] == sprint_id)
+    return WORK_ITEMS.linked(state, "sprintId", sprint_id)
 
 
 def work_items_for_assignee(state: State, member_id: str) -> list[Record]:
-    return _by_id(i for i in state["workItems"].values() if i["assigneeId"] == member_id)
+    return WORK_ITEMS.linked(state, "assigneeId", member_id)
 
 
 def time_logs_for_work_item(state: State, work_item_id: str) -> list[Record]:
-    return _by_id(t for t in state["timeLogs"].values() if t["workItemId"] == work_item_id)
+    return TIME_LOGS.linked(state, "workItemId", work_item_id)
 
 
 def time_logs_for_member(state: State, member_id: str) -> list[Record]:
-    return _by_id(t for t in state["timeLogs"].values() if t["memberId"] == member_id)
+    return TIME_LOGS.linked(state, "memberId", member_id)
 
 
 def members_for_team(state: State, team_id: str) -> list[Record]:
     """The members of a team, active or not."""
-    return _by_id(m for m in state["members"].values() if m["teamId"] == team_id)
+    return MEMBERS.linked(state, "teamId", team_id)
 
 
 def sprints_for_project(state: State, project_id: str) -> list[Record]:
     """A project's sprints sorted by ``startDate`` only (stable on collection order)."""
-    return sorted(
-        (s for s in state["sprints"].values() if s["projectId"] == project_id), key=lambda s: s["startDate"]
-    )
+    return sorted(SPRINTS.linked(state, "projectId", project_id, sort=False), key=lambda s: s["startDate"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,8 +290,8 @@ def load_for(state: State, member_id: str) -> int:
     """Estimate points of the member's assigned items that are not done (0 for an unknown member)."""
     return sum(
         i["estimatePoints"]
-        for i in state["workItems"].values()
-        if i["assigneeId"] == member_id and not is_done(state, i)
+        for i in WORK_ITEMS.linked(state, "assigneeId", member_id, sort=False)
+        if not is_done(state, i)
     )
 
 
@@ -295,22 +307,22 @@ def velocity_for_sprint(state: State, sprint_id: str) -> int:
     """Estimate points of the sprint's done items."""
     return sum(
         i["estimatePoints"]
-        for i in state["workItems"].values()
-        if i["sprintId"] == sprint_id and is_done(state, i)
+        for i in WORK_ITEMS.linked(state, "sprintId", sprint_id, sort=False)
+        if is_done(state, i)
     )
 
 
 def scope_for_sprint(state: State, sprint_id: str) -> int:
     """Estimate points of all the sprint's items."""
-    return sum(i["estimatePoints"] for i in state["workItems"].values() if i["sprintId"] == sprint_id)
+    return sum(i["estimatePoints"] for i in WORK_ITEMS.linked(state, "sprintId", sprint_id, sort=False))
 
 
 def remaining_for_sprint(state: State, sprint_id: str) -> int:
     """Estimate points of the sprint's items that are not done (scope minus velocity)."""
     return sum(
         i["estimatePoints"]
-        for i in state["workItems"].values()
-        if i["sprintId"] == sprint_id and not is_done(state, i)
+        for i in WORK_ITEMS.linked(state, "sprintId", sprint_id, sort=False)
+        if not is_done(state, i)
     )
 
 
@@ -318,23 +330,9 @@ def remaining_for_sprint(state: State, sprint_id: str) -> int:
 # Numbers
 
 
-def whole(x: float) -> float:
-    """``x`` as an ``int`` when it is a whole number (JSON writes ``44`` either way; ints keep tool
-    outputs on the observation writer's fast path), else ``x`` unchanged."""
-    if isinstance(x, float) and x.is_integer() and -(2**53) < x < 2**53:
-        return int(x)
-    return x
-
-
-def round1(x: float) -> float:
-    """One decimal, half up, with Silo's epsilon: ``js_round((x + 2.220446049250313e-16) * 10) / 10``."""
-    return whole(js_round((x + _EPSILON) * 10) / 10)
-
-
-def round1_plain(x: float) -> float:
-    """One decimal, half up, without epsilon: ``js_round(x * 10) / 10`` (per-member and per-item
-    hours, average velocity)."""
-    return whole(js_round(x * 10) / 10)
+whole = kit.whole  # a whole float as an int (ints keep outputs on the writer's fast path)
+round1 = kit.round1  # one decimal, half up, with Silo's epsilon
+round1_plain = kit.round1_plain  # one decimal, half up, without epsilon (per-member/per-item hours)
 
 
 def total_hours_for(logs: Iterable[Record]) -> float:
@@ -349,42 +347,20 @@ def hours_on_work_item(state: State, work_item_id: str) -> float:
     return total_hours_for(time_logs_for_work_item(state, work_item_id))
 
 
-def percent(a: float, b: float) -> float | None:
-    """``None`` when ``b`` is 0; else ``js_round(a / b * 1000) / 10`` (no epsilon)."""
-    if b == 0:
-        return None
-    return whole(js_round(a / b * 1000) / 10)
+percent = kit.percent  # None when b is 0; else js_round(a / b * 1000) / 10 (no epsilon)
 
 
 # ---------------------------------------------------------------------------------------------
 # Ids and audit
 
 
-def format_id(prefix: str, n: int, pad: int = 3) -> str:
-    """``<prefix>-<n zero-padded to at least pad digits>``."""
-    return f"{prefix}-{str(n).rjust(pad, '0')}"
-
-
-def next_id(state: State, prefix: str, pad: int = 3) -> str:
-    """Advance ``sequences[prefix]`` (a new prefix is appended at the end) and format the id."""
-    sequences = state["sequences"]
-    n = sequences.get(prefix, 0) + 1
-    sequences[prefix] = n
-    return format_id(prefix, n, pad)
+format_id = kit.format_id  # <prefix>-<n zero-padded to at least pad digits>
+next_id = kit.next_id  # advance sequences[prefix] (a new prefix is appended) and format the id
+_AUDIT = kit.AuditLog("actorMemberId")
 
 
 def record_audit(
     state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str
 ) -> None:
     """Append one audit event, stamped with ``now`` and the next ``AUD-`` id (4 digits)."""
-    state["auditLog"].append(
-        {
-            "id": next_id(state, "AUD", 4),
-            "at": state["now"],
-            "actorMemberId": actor,
-            "action": action,
-            "entityType": entity_type,
-            "entityId": entity_id,
-            "detail": detail,
-        }
-    )
+    _AUDIT.record(state, actor, action, entity_type, entity_id, detail)

@@ -7,18 +7,7 @@ from typing import Any
 from silo_gym import define_tool
 
 from ..state import State, next_id
-from .contract import (
-    actor_prop,
-    enum_prop,
-    paginate_ids,
-    paging_props,
-    read_enum,
-    read_optional_enum,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     account_summary,
     actor,
@@ -34,9 +23,9 @@ TIERS = ("enterprise", "mid_market", "smb")
 
 
 def _list_accounts(state: State, args: dict[str, Any]) -> Any:
-    owner_id = read_optional_string(args, "ownerId")
-    tier = read_optional_enum(args, "tier", TIERS)
-    industry = read_optional_string(args, "industry")
+    owner_id = C.read_optional_string(args, "ownerId")
+    tier = C.read_optional_enum(args, "tier", TIERS)
+    industry = C.read_optional_string(args, "industry")
     needle = None if industry is None else industry.lower()
     accounts = state["accounts"]
     ids = ordered_ids(accounts) if owner_id is None else sorted(linked_ids(accounts, "ownerId", owner_id))
@@ -59,10 +48,10 @@ list_accounts = define_tool(
     ),
     input_schema=schema(
         {
-            "ownerId": string_prop("Only accounts owned by this user id."),
-            "tier": enum_prop(TIERS, "Only accounts of this size tier."),
-            "industry": string_prop("Only accounts whose industry contains this text (case-insensitive)."),
-            **paging_props(),
+            "ownerId": C.string_prop("Only accounts owned by this user id."),
+            "tier": C.enum_prop(TIERS, "Only accounts of this size tier."),
+            "industry": C.string_prop("Only accounts whose industry contains this text (case-insensitive)."),
+            **C.paging_props(),
         }
     ),
     run=_list_accounts,
@@ -70,7 +59,7 @@ list_accounts = define_tool(
 
 
 def _search_accounts(state: State, args: dict[str, Any]) -> Any:
-    query = read_string(args, "query").lower()
+    query = C.read_string(args, "query").lower()
     accounts = state["accounts"]
 
     def matches(a: dict[str, Any]) -> bool:
@@ -90,7 +79,7 @@ search_accounts = define_tool(
         "(case-insensitive). Returns a page of account summaries sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example part of a company name."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example part of a company name."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_accounts,
@@ -98,7 +87,7 @@ search_accounts = define_tool(
 
 
 def _get_account(state: State, args: dict[str, Any]) -> Any:
-    account = require_account(state, read_string(args, "accountId"))
+    account = require_account(state, C.read_string(args, "accountId"))
     out = account_summary(state, account)
     contacts, opportunities = state["contacts"], state["opportunities"]
     out["contacts"] = [
@@ -118,7 +107,7 @@ get_account = define_tool(
         "(open, won and lost), each list sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"accountId": string_prop("The account's id, for example ACC-001.")}, required=["accountId"]
+        {"accountId": C.string_prop("The account's id, for example ACC-001.")}, required=["accountId"]
     ),
     run=_get_account,
 )
@@ -126,16 +115,16 @@ get_account = define_tool(
 
 def _create_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    owner_id = read_string(args, "ownerId")
+    owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     account_id = next_id(state, "ACC")
     account = {
         "id": account_id,
-        "name": read_string(args, "name"),
-        "industry": read_string(args, "industry"),
-        "tier": read_enum(args, "tier", TIERS),
+        "name": C.read_string(args, "name"),
+        "industry": C.read_string(args, "industry"),
+        "tier": C.read_enum(args, "tier", TIERS),
         "ownerId": owner_id,
-        "website": read_optional_string(args, "website"),
+        "website": C.read_optional_string(args, "website"),
         "createdDate": state["now"],
     }
     state["accounts"][account_id] = account
@@ -152,11 +141,11 @@ create_account = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("Company name."),
-            "industry": string_prop("Industry the company works in, for example Software."),
-            "tier": enum_prop(TIERS, "Size tier of the company."),
-            "ownerId": string_prop("Id of the active user who will own the account."),
-            "website": string_prop("Company website domain, for example acme.example.com. Optional."),
+            "name": C.string_prop("Company name."),
+            "industry": C.string_prop("Industry the company works in, for example Software."),
+            "tier": C.enum_prop(TIERS, "Size tier of the company."),
+            "ownerId": C.string_prop("Id of the active user who will own the account."),
+            "website": C.string_prop("Company website domain, for example acme.example.com. Optional."),
             "actorUserId": actor_prop(),
         },
         required=["name", "industry", "tier", "ownerId", "actorUserId"],
@@ -167,11 +156,11 @@ create_account = define_tool(
 
 def _update_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account = require_account(state, read_string(args, "accountId"))
-    industry = read_optional_string(args, "industry")
-    tier = read_optional_enum(args, "tier", TIERS)
-    website = read_optional_string(args, "website")
-    owner_id = read_optional_string(args, "ownerId")
+    account = require_account(state, C.read_string(args, "accountId"))
+    industry = C.read_optional_string(args, "industry")
+    tier = C.read_optional_enum(args, "tier", TIERS)
+    website = C.read_optional_string(args, "website")
+    owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
         assert_assignable(state, owner_id)
     if industry is not None:
@@ -197,11 +186,11 @@ update_account = define_tool(
     ),
     input_schema=schema(
         {
-            "accountId": string_prop("Id of the account to change."),
-            "industry": string_prop("New industry."),
-            "tier": enum_prop(TIERS, "New size tier."),
-            "website": string_prop("New website domain."),
-            "ownerId": string_prop("Id of the active user who should own the account from now on."),
+            "accountId": C.string_prop("Id of the account to change."),
+            "industry": C.string_prop("New industry."),
+            "tier": C.enum_prop(TIERS, "New size tier."),
+            "website": C.string_prop("New website domain."),
+            "ownerId": C.string_prop("Id of the active user who should own the account from now on."),
             "actorUserId": actor_prop(),
         },
         required=["accountId", "actorUserId"],

@@ -7,23 +7,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import State, next_id
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    date_prop,
-    enum_prop,
-    paginate_ids,
-    paging_props,
-    read_boolean,
-    read_date,
-    read_enum,
-    read_optional_date,
-    read_optional_enum,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     activity_summary,
     actor,
@@ -39,11 +23,11 @@ RELATED_TYPES = ("lead", "account", "contact", "opportunity")
 
 
 def _list_activities(state: State, args: dict[str, Any]) -> Any:
-    owner_id = read_optional_string(args, "ownerId")
-    related_type = read_optional_enum(args, "relatedType", RELATED_TYPES)
-    related_id = read_optional_string(args, "relatedId")
-    open_only = read_boolean(args, "openOnly", False)
-    activity_type = read_optional_enum(args, "type", ACTIVITY_TYPES)
+    owner_id = C.read_optional_string(args, "ownerId")
+    related_type = C.read_optional_enum(args, "relatedType", RELATED_TYPES)
+    related_id = C.read_optional_string(args, "relatedId")
+    open_only = C.read_boolean(args, "openOnly", False)
+    activity_type = C.read_optional_enum(args, "type", ACTIVITY_TYPES)
     activities = state["activities"]
     if related_id is not None:
         ids = sorted(linked_ids(activities, "relatedTo", related_id))
@@ -74,14 +58,14 @@ list_activities = define_tool(
     ),
     input_schema=schema(
         {
-            "ownerId": string_prop("Only activities owned by this user id."),
-            "relatedType": enum_prop(RELATED_TYPES, "Only activities attached to this kind of record."),
-            "relatedId": string_prop("Only activities attached to the record with this id."),
-            "openOnly": boolean_prop(
+            "ownerId": C.string_prop("Only activities owned by this user id."),
+            "relatedType": C.enum_prop(RELATED_TYPES, "Only activities attached to this kind of record."),
+            "relatedId": C.string_prop("Only activities attached to the record with this id."),
+            "openOnly": C.boolean_prop(
                 "When true, only activities that have not been completed yet.", default=False
             ),
-            "type": enum_prop(ACTIVITY_TYPES, "Only activities of this type."),
-            **paging_props(),
+            "type": C.enum_prop(ACTIVITY_TYPES, "Only activities of this type."),
+            **C.paging_props(),
         }
     ),
     run=_list_activities,
@@ -89,14 +73,14 @@ list_activities = define_tool(
 
 
 def _get_activity(state: State, args: dict[str, Any]) -> Any:
-    return activity_summary(state, require_activity(state, read_string(args, "activityId")))
+    return activity_summary(state, require_activity(state, C.read_string(args, "activityId")))
 
 
 get_activity = define_tool(
     name="get_activity",
     description="Get one activity by id: type, subject, owner, related record, dates and notes. Read-only.",
     input_schema=schema(
-        {"activityId": string_prop("The activity's id, for example ACT-001.")}, required=["activityId"]
+        {"activityId": C.string_prop("The activity's id, for example ACT-001.")}, required=["activityId"]
     ),
     run=_get_activity,
 )
@@ -104,19 +88,19 @@ get_activity = define_tool(
 
 def _new_activity(state: State, args: dict[str, Any], action: str, scheduled: bool) -> Any:
     acting = actor(state, args)
-    owner_id = read_string(args, "ownerId")
+    owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
-    related_type = read_enum(args, "relatedType", RELATED_TYPES)
-    related = require_related(state, related_type, read_string(args, "relatedId"))
+    related_type = C.read_enum(args, "relatedType", RELATED_TYPES)
+    related = require_related(state, related_type, C.read_string(args, "relatedId"))
     activity_id = next_id(state, "ACT")
-    activity_type = read_enum(args, "type", ACTIVITY_TYPES)
-    subject = read_string(args, "subject")
+    activity_type = C.read_enum(args, "type", ACTIVITY_TYPES)
+    subject = C.read_string(args, "subject")
     if scheduled:
-        due_date = read_date(args, "dueDate")
+        due_date = C.read_date(args, "dueDate")
         completed_date = None
     else:
         due_date = completed_date = state["now"]
-    notes = read_optional_string(args, "notes")
+    notes = C.read_optional_string(args, "notes")
     activity = {
         "id": activity_id,
         "type": activity_type,
@@ -146,15 +130,15 @@ def _schedule_followup(state: State, args: dict[str, Any]) -> Any:
 
 def _activity_props(with_due_date: bool) -> dict[str, dict[str, Any]]:
     props = {
-        "type": enum_prop(ACTIVITY_TYPES, "Kind of activity."),
-        "subject": string_prop("Short subject line."),
-        "relatedType": enum_prop(RELATED_TYPES, "Kind of record the activity is about."),
-        "relatedId": string_prop("Id of that record, for example OPP-007 or LEAD-004."),
-        "ownerId": string_prop("Id of the active user responsible for the activity."),
+        "type": C.enum_prop(ACTIVITY_TYPES, "Kind of activity."),
+        "subject": C.string_prop("Short subject line."),
+        "relatedType": C.enum_prop(RELATED_TYPES, "Kind of record the activity is about."),
+        "relatedId": C.string_prop("Id of that record, for example OPP-007 or LEAD-004."),
+        "ownerId": C.string_prop("Id of the active user responsible for the activity."),
     }
     if with_due_date:
-        props["dueDate"] = date_prop("Date the follow-up is due, YYYY-MM-DD.")
-    props["notes"] = string_prop("Free-text notes. Optional.")
+        props["dueDate"] = C.date_prop("Date the follow-up is due, YYYY-MM-DD.")
+    props["notes"] = C.string_prop("Free-text notes. Optional.")
     props["actorUserId"] = actor_prop()
     return props
 
@@ -189,14 +173,14 @@ schedule_followup = define_tool(
 
 def _complete_activity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    activity = require_activity(state, read_string(args, "activityId"))
+    activity = require_activity(state, C.read_string(args, "activityId"))
     if activity["completedDate"] is not None:
         raise ToolError(
             "invalid_state",
             f"Activity {activity['id']} was already completed on {activity['completedDate']}.",
         )
-    completed_date = read_optional_date(args, "completedDate", default=state["now"])
-    notes = read_optional_string(args, "notes")
+    completed_date = C.read_optional_date(args, "completedDate", default=state["now"])
+    notes = C.read_optional_string(args, "notes")
     activity["completedDate"] = completed_date
     if notes is not None:
         activity["notes"] = notes
@@ -213,9 +197,9 @@ complete_activity = define_tool(
     ),
     input_schema=schema(
         {
-            "activityId": string_prop("Id of the open activity to complete."),
-            "completedDate": date_prop("Date it was completed, YYYY-MM-DD. Defaults to today."),
-            "notes": string_prop("Notes to store on the activity, replacing any existing notes."),
+            "activityId": C.string_prop("Id of the open activity to complete."),
+            "completedDate": C.date_prop("Date it was completed, YYYY-MM-DD. Defaults to today."),
+            "notes": C.string_prop("Notes to store on the activity, replacing any existing notes."),
             "actorUserId": actor_prop(),
         },
         required=["activityId", "actorUserId"],

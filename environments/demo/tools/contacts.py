@@ -7,17 +7,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import State, full_name, next_id
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    paginate_ids,
-    paging_props,
-    read_boolean,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import actor, audit, contact_summary, require_account, require_contact
 from .index import linked_ids, ordered_ids, relinked
 
@@ -29,8 +19,8 @@ def _demote_primary(state: State, account_id: str) -> None:
 
 
 def _list_contacts(state: State, args: dict[str, Any]) -> Any:
-    account_id = read_optional_string(args, "accountId")
-    primary_only = read_boolean(args, "primaryOnly", False)
+    account_id = C.read_optional_string(args, "accountId")
+    primary_only = C.read_boolean(args, "primaryOnly", False)
     contacts = state["contacts"]
     ids = ordered_ids(contacts) if account_id is None else sorted(linked_ids(contacts, "accountId", account_id))
     if primary_only:
@@ -47,11 +37,11 @@ list_contacts = define_tool(
     ),
     input_schema=schema(
         {
-            "accountId": string_prop("Only contacts linked to this account id."),
-            "primaryOnly": boolean_prop(
+            "accountId": C.string_prop("Only contacts linked to this account id."),
+            "primaryOnly": C.boolean_prop(
                 "When true, only return each account's primary contact.", default=False
             ),
-            **paging_props(),
+            **C.paging_props(),
         }
     ),
     run=_list_contacts,
@@ -59,7 +49,7 @@ list_contacts = define_tool(
 
 
 def _search_contacts(state: State, args: dict[str, Any]) -> Any:
-    query = read_string(args, "query").lower()
+    query = C.read_string(args, "query").lower()
     contacts = state["contacts"]
 
     def matches(c: dict[str, Any]) -> bool:
@@ -79,7 +69,7 @@ search_contacts = define_tool(
         "(case-insensitive). Returns a page of contact summaries sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example a surname or a title."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example a surname or a title."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_contacts,
@@ -87,7 +77,7 @@ search_contacts = define_tool(
 
 
 def _get_contact(state: State, args: dict[str, Any]) -> Any:
-    return contact_summary(state, require_contact(state, read_string(args, "contactId")))
+    return contact_summary(state, require_contact(state, C.read_string(args, "contactId")))
 
 
 get_contact = define_tool(
@@ -95,7 +85,7 @@ get_contact = define_tool(
     description="Get one contact by id: full name, account, email, phone, title and whether it is the "
     "account's primary contact. Read-only.",
     input_schema=schema(
-        {"contactId": string_prop("The contact's id, for example CON-001.")}, required=["contactId"]
+        {"contactId": C.string_prop("The contact's id, for example CON-001.")}, required=["contactId"]
     ),
     run=_get_contact,
 )
@@ -103,10 +93,10 @@ get_contact = define_tool(
 
 def _create_contact(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account_id = read_optional_string(args, "accountId")
+    account_id = C.read_optional_string(args, "accountId")
     if account_id is not None:
         require_account(state, account_id)
-    is_primary = read_boolean(args, "isPrimary", False)
+    is_primary = C.read_boolean(args, "isPrimary", False)
     if is_primary and account_id is None:
         raise ToolError("invalid_input", "A primary contact must belong to an account.")
     if is_primary:
@@ -115,11 +105,11 @@ def _create_contact(state: State, args: dict[str, Any]) -> Any:
     contact = {
         "id": contact_id,
         "accountId": account_id,
-        "firstName": read_string(args, "firstName"),
-        "lastName": read_string(args, "lastName"),
-        "email": read_string(args, "email"),
-        "phone": read_optional_string(args, "phone"),
-        "title": read_optional_string(args, "title"),
+        "firstName": C.read_string(args, "firstName"),
+        "lastName": C.read_string(args, "lastName"),
+        "email": C.read_string(args, "email"),
+        "phone": C.read_optional_string(args, "phone"),
+        "title": C.read_optional_string(args, "title"),
         "isPrimary": is_primary,
     }
     state["contacts"][contact_id] = contact
@@ -137,13 +127,13 @@ create_contact = define_tool(
     ),
     input_schema=schema(
         {
-            "firstName": string_prop("First name."),
-            "lastName": string_prop("Last name."),
-            "email": string_prop("Email address."),
-            "accountId": string_prop("Id of the account this person works at. Optional."),
-            "phone": string_prop("Phone number. Optional."),
-            "title": string_prop("Job title. Optional."),
-            "isPrimary": boolean_prop(
+            "firstName": C.string_prop("First name."),
+            "lastName": C.string_prop("Last name."),
+            "email": C.string_prop("Email address."),
+            "accountId": C.string_prop("Id of the account this person works at. Optional."),
+            "phone": C.string_prop("Phone number. Optional."),
+            "title": C.string_prop("Job title. Optional."),
+            "isPrimary": C.boolean_prop(
                 "Make this the account's primary contact (requires accountId).", default=False
             ),
             "actorUserId": actor_prop(),
@@ -156,10 +146,10 @@ create_contact = define_tool(
 
 def _update_contact(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    contact = require_contact(state, read_string(args, "contactId"))
-    email = read_optional_string(args, "email")
-    phone = read_optional_string(args, "phone")
-    title = read_optional_string(args, "title")
+    contact = require_contact(state, C.read_string(args, "contactId"))
+    email = C.read_optional_string(args, "email")
+    phone = C.read_optional_string(args, "phone")
+    title = C.read_optional_string(args, "title")
     if email is not None:
         contact["email"] = email
     if phone is not None:
@@ -178,10 +168,10 @@ update_contact = define_tool(
     ),
     input_schema=schema(
         {
-            "contactId": string_prop("Id of the contact to change."),
-            "email": string_prop("New email address."),
-            "phone": string_prop("New phone number."),
-            "title": string_prop("New job title."),
+            "contactId": C.string_prop("Id of the contact to change."),
+            "email": C.string_prop("New email address."),
+            "phone": C.string_prop("New phone number."),
+            "title": C.string_prop("New job title."),
             "actorUserId": actor_prop(),
         },
         required=["contactId", "actorUserId"],
@@ -192,9 +182,9 @@ update_contact = define_tool(
 
 def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    contact = require_contact(state, read_string(args, "contactId"))
-    account = require_account(state, read_string(args, "accountId"))
-    if read_boolean(args, "makePrimary", False):
+    contact = require_contact(state, C.read_string(args, "contactId"))
+    account = require_account(state, C.read_string(args, "accountId"))
+    if C.read_boolean(args, "makePrimary", False):
         _demote_primary(state, account["id"])
         contact["isPrimary"] = True
     old_account_id = contact["accountId"]
@@ -221,9 +211,9 @@ link_contact_to_account = define_tool(
     ),
     input_schema=schema(
         {
-            "contactId": string_prop("Id of the contact to link."),
-            "accountId": string_prop("Id of the account to link it to."),
-            "makePrimary": boolean_prop("Also make it the account's primary contact.", default=False),
+            "contactId": C.string_prop("Id of the contact to link."),
+            "accountId": C.string_prop("Id of the account to link it to."),
+            "makePrimary": C.boolean_prop("Also make it the account's primary contact.", default=False),
             "actorUserId": actor_prop(),
         },
         required=["contactId", "accountId", "actorUserId"],

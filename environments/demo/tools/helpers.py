@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError
+from silo_gym import kit
 
 from ..state import (
     State,
@@ -16,9 +16,17 @@ from ..state import (
     record_audit,
     weighted_amount,
 )
-from .contract import read_string
+from .contract import ACTOR_DESCRIPTION, C
 
 __all__ = [
+    "ACCOUNTS",
+    "ACTIVITIES",
+    "ACTOR",
+    "CONTACTS",
+    "LEADS",
+    "OPPORTUNITIES",
+    "STAGES",
+    "USERS",
     "account_summary",
     "activity_summary",
     "actor",
@@ -43,107 +51,61 @@ __all__ = [
 Record = dict[str, Any]
 
 # ---------------------------------------------------------------------------------------------
-# Lookups
+# Lookups (O(1), with the world's not-found message)
 
+USERS = kit.Collection("users", "USR", "User", links=("managerId",))
+ACCOUNTS = kit.Collection("accounts", "ACC", "Account", links=("ownerId",))
+CONTACTS = kit.Collection("contacts", "CON", "Contact", links=("accountId",))
+LEADS = kit.Collection("leads", "LEAD", "Lead", links=("ownerId",))
+OPPORTUNITIES = kit.Collection("opportunities", "OPP", "Opportunity", links=("accountId", "ownerId"))
+STAGES = kit.Collection("stages", None, "Stage")
+ACTIVITIES = kit.Collection("activities", "ACT", "Activity", links=("ownerId", "relatedTo"))
 
-def _require(state: State, collection: str, label: str, record_id: str) -> Record:
-    record = state[collection].get(record_id)
-    if record is None:
-        raise ToolError("not_found", f'{label} "{record_id}" was not found.')
-    return record
+require_user = USERS.require
+require_account = ACCOUNTS.require
+require_contact = CONTACTS.require
+require_lead = LEADS.require
+require_opportunity = OPPORTUNITIES.require
+require_stage = STAGES.require
+require_activity = ACTIVITIES.require
 
-
-def require_user(state: State, user_id: str) -> Record:
-    return _require(state, "users", "User", user_id)
-
-
-def require_account(state: State, account_id: str) -> Record:
-    return _require(state, "accounts", "Account", account_id)
-
-
-def require_contact(state: State, contact_id: str) -> Record:
-    return _require(state, "contacts", "Contact", contact_id)
-
-
-def require_lead(state: State, lead_id: str) -> Record:
-    return _require(state, "leads", "Lead", lead_id)
-
-
-def require_opportunity(state: State, opportunity_id: str) -> Record:
-    return _require(state, "opportunities", "Opportunity", opportunity_id)
-
-
-def require_stage(state: State, stage_id: str) -> Record:
-    return _require(state, "stages", "Stage", stage_id)
-
-
-def require_activity(state: State, activity_id: str) -> Record:
-    return _require(state, "activities", "Activity", activity_id)
-
-
-_RELATED = {
-    "lead": require_lead,
-    "account": require_account,
-    "contact": require_contact,
-    "opportunity": require_opportunity,
-}
+_RELATED = {"lead": LEADS, "account": ACCOUNTS, "contact": CONTACTS, "opportunity": OPPORTUNITIES}
 
 
 def require_related(state: State, related_type: str, related_id: str) -> Record:
     """The record an activity points at: ``require_<relatedType>(relatedId)``."""
-    return _RELATED[related_type](state, related_id)
+    return _RELATED[related_type].require(state, related_id)
 
 
 # ---------------------------------------------------------------------------------------------
 # Guards
 
-
-def actor(state: State, args: dict[str, Any]) -> Record:
-    """Read ``actorUserId``; the user must exist and be active."""
-    user = require_user(state, read_string(args, "actorUserId"))
-    if not user["active"]:
-        raise ToolError("not_allowed", f'User "{user["id"]}" ({user["name"]}) is deactivated and cannot act.')
-    return user
+ACTOR = kit.Actor(USERS, "actorUserId", ACTOR_DESCRIPTION, contract=C)
+actor = ACTOR.read  # read ``actorUserId``; the user must exist and be active
 
 
 def assert_assignable(state: State, user_id: str) -> Record:
     """The user must exist and be active to own records."""
-    user = require_user(state, user_id)
-    if not user["active"]:
-        raise ToolError(
-            "not_allowed", f'User "{user["id"]}" ({user["name"]}) is deactivated and cannot own records.'
-        )
-    return user
+    return ACTOR.require_active(state, user_id, '{label} "{id}" ({name}) is deactivated and cannot own records.')
 
 
 def assert_open(opp: Record) -> None:
     """Only an open opportunity can change."""
     if opp["status"] != "open":
-        raise ToolError(
-            "not_allowed", f"Opportunity {opp['id']} is {opp['status']} and can no longer be changed."
-        )
+        raise kit.invalid_transition(f"Opportunity {opp['id']} is {opp['status']} and can no longer be changed.")
 
 
 # ---------------------------------------------------------------------------------------------
 # Audit
 
 
-def audit(
-    state: State, actor_user: Record, action: str, entity_type: str, entity_id: str, detail: str
-) -> None:
+def audit(state: State, actor_user: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
     """Write the tool's single audit entry (its last state change)."""
     record_audit(state, actor_user["id"], action, entity_type, entity_id, detail)
 
 
 # ---------------------------------------------------------------------------------------------
 # Projections
-
-
-def _name_of(state: State, collection: str, record_id: str | None) -> str | None:
-    if record_id is None:
-        return None
-    record = state[collection].get(record_id)
-    return None if record is None else record["name"]
 
 
 def user_summary(user: Record) -> Record:
@@ -165,7 +127,7 @@ def account_summary(state: State, account: Record) -> Record:
         "industry": account["industry"],
         "tier": account["tier"],
         "ownerId": account["ownerId"],
-        "ownerName": _name_of(state, "users", account["ownerId"]),
+        "ownerName": USERS.field_of(state, account["ownerId"]),
         "website": account["website"],
         "createdDate": account["createdDate"],
     }
@@ -176,7 +138,7 @@ def contact_summary(state: State, contact: Record) -> Record:
         "id": contact["id"],
         "name": full_name(contact),
         "accountId": contact["accountId"],
-        "accountName": _name_of(state, "accounts", contact["accountId"]),
+        "accountName": ACCOUNTS.field_of(state, contact["accountId"]),
         "email": contact["email"],
         "phone": contact["phone"],
         "title": contact["title"],
@@ -195,7 +157,7 @@ def lead_summary(state: State, lead: Record) -> Record:
         "source": lead["source"],
         "status": lead["status"],
         "ownerId": lead["ownerId"],
-        "ownerName": _name_of(state, "users", lead["ownerId"]),
+        "ownerName": USERS.field_of(state, lead["ownerId"]),
         "createdDate": lead["createdDate"],
         "ageDays": age_in_days(state, lead["createdDate"]),
         "lastContactedDate": lead["lastContactedDate"],
@@ -211,12 +173,12 @@ def opportunity_summary(state: State, opp: Record) -> Record:
         "id": opp["id"],
         "name": opp["name"],
         "accountId": opp["accountId"],
-        "accountName": _name_of(state, "accounts", opp["accountId"]),
+        "accountName": ACCOUNTS.field_of(state, opp["accountId"]),
         "primaryContactId": opp["primaryContactId"],
         "ownerId": opp["ownerId"],
-        "ownerName": _name_of(state, "users", opp["ownerId"]),
+        "ownerName": USERS.field_of(state, opp["ownerId"]),
         "stageId": opp["stageId"],
-        "stageName": _name_of(state, "stages", opp["stageId"]),
+        "stageName": STAGES.field_of(state, opp["stageId"]),
         "probability": probability_of(state, opp),
         "amount": opp["amount"],
         "weightedAmount": weighted_amount(state, opp),
@@ -238,7 +200,7 @@ def activity_summary(state: State, activity: Record) -> Record:
         "type": activity["type"],
         "subject": activity["subject"],
         "ownerId": activity["ownerId"],
-        "ownerName": _name_of(state, "users", activity["ownerId"]),
+        "ownerName": USERS.field_of(state, activity["ownerId"]),
         "relatedTo": activity["relatedTo"],
         "dueDate": activity["dueDate"],
         "completedDate": activity["completedDate"],

@@ -7,24 +7,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import State, first_open_stage, full_name, money, next_id
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    date_prop,
-    enum_prop,
-    number_prop,
-    paginate_ids,
-    paging_props,
-    read_boolean,
-    read_date,
-    read_enum,
-    read_number,
-    read_optional_enum,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     account_summary,
     actor,
@@ -57,9 +40,9 @@ def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
 
 
 def _list_leads(state: State, args: dict[str, Any]) -> Any:
-    status = read_optional_enum(args, "status", STATUSES)
-    owner_id = read_optional_string(args, "ownerId")
-    source = read_optional_enum(args, "source", SOURCES)
+    status = C.read_optional_enum(args, "status", STATUSES)
+    owner_id = C.read_optional_string(args, "ownerId")
+    source = C.read_optional_enum(args, "source", SOURCES)
     leads = state["leads"]
     ids = ordered_ids(leads) if owner_id is None else sorted(linked_ids(leads, "ownerId", owner_id))
     if status is not None or source is not None:
@@ -82,10 +65,10 @@ list_leads = define_tool(
     ),
     input_schema=schema(
         {
-            "status": enum_prop(STATUSES, "Only leads in this status."),
-            "ownerId": string_prop("Only leads owned by this user id."),
-            "source": enum_prop(SOURCES, "Only leads that came from this source."),
-            **paging_props(),
+            "status": C.enum_prop(STATUSES, "Only leads in this status."),
+            "ownerId": C.string_prop("Only leads owned by this user id."),
+            "source": C.enum_prop(SOURCES, "Only leads that came from this source."),
+            **C.paging_props(),
         }
     ),
     run=_list_leads,
@@ -93,7 +76,7 @@ list_leads = define_tool(
 
 
 def _search_leads(state: State, args: dict[str, Any]) -> Any:
-    query = read_string(args, "query").lower()
+    query = C.read_string(args, "query").lower()
     leads = state["leads"]
 
     def matches(lead: dict[str, Any]) -> bool:
@@ -113,7 +96,7 @@ search_leads = define_tool(
         "(case-insensitive). Returns a page of lead summaries sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example a company or person name."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example a company or person name."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_leads,
@@ -121,31 +104,31 @@ search_leads = define_tool(
 
 
 def _get_lead(state: State, args: dict[str, Any]) -> Any:
-    return lead_summary(state, require_lead(state, read_string(args, "leadId")))
+    return lead_summary(state, require_lead(state, C.read_string(args, "leadId")))
 
 
 get_lead = define_tool(
     name="get_lead",
     description="Get one lead by id, with its status, owner, age in days and conversion links. Read-only.",
-    input_schema=schema({"leadId": string_prop("The lead's id, for example LEAD-001.")}, required=["leadId"]),
+    input_schema=schema({"leadId": C.string_prop("The lead's id, for example LEAD-001.")}, required=["leadId"]),
     run=_get_lead,
 )
 
 
 def _create_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    owner_id = read_string(args, "ownerId")
+    owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     lead_id = next_id(state, "LEAD")
     lead = {
         "id": lead_id,
-        "firstName": read_string(args, "firstName"),
-        "lastName": read_string(args, "lastName"),
-        "company": read_string(args, "company"),
-        "email": read_string(args, "email"),
-        "phone": read_optional_string(args, "phone"),
-        "title": read_optional_string(args, "title"),
-        "source": read_enum(args, "source", SOURCES),
+        "firstName": C.read_string(args, "firstName"),
+        "lastName": C.read_string(args, "lastName"),
+        "company": C.read_string(args, "company"),
+        "email": C.read_string(args, "email"),
+        "phone": C.read_optional_string(args, "phone"),
+        "title": C.read_optional_string(args, "title"),
+        "source": C.read_enum(args, "source", SOURCES),
         "status": "new",
         "ownerId": owner_id,
         "createdDate": state["now"],
@@ -169,14 +152,14 @@ create_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "firstName": string_prop("The prospect's first name."),
-            "lastName": string_prop("The prospect's last name."),
-            "company": string_prop("The company the prospect works for."),
-            "email": string_prop("The prospect's email address."),
-            "source": enum_prop(SOURCES, "Where the lead came from."),
-            "ownerId": string_prop("Id of the active user who will work the lead."),
-            "phone": string_prop("Phone number. Optional."),
-            "title": string_prop("Job title. Optional."),
+            "firstName": C.string_prop("The prospect's first name."),
+            "lastName": C.string_prop("The prospect's last name."),
+            "company": C.string_prop("The company the prospect works for."),
+            "email": C.string_prop("The prospect's email address."),
+            "source": C.enum_prop(SOURCES, "Where the lead came from."),
+            "ownerId": C.string_prop("Id of the active user who will work the lead."),
+            "phone": C.string_prop("Phone number. Optional."),
+            "title": C.string_prop("Job title. Optional."),
             "actorUserId": actor_prop(),
         },
         required=["firstName", "lastName", "company", "email", "source", "ownerId", "actorUserId"],
@@ -187,14 +170,14 @@ create_lead = define_tool(
 
 def _update_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, read_string(args, "leadId"))
-    email = read_optional_string(args, "email")
-    phone = read_optional_string(args, "phone")
-    title = read_optional_string(args, "title")
-    owner_id = read_optional_string(args, "ownerId")
+    lead = require_lead(state, C.read_string(args, "leadId"))
+    email = C.read_optional_string(args, "email")
+    phone = C.read_optional_string(args, "phone")
+    title = C.read_optional_string(args, "title")
+    owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
         assert_assignable(state, owner_id)
-    mark_contacted = read_boolean(args, "markContacted", False)
+    mark_contacted = C.read_boolean(args, "markContacted", False)
     if email is not None:
         lead["email"] = email
     if phone is not None:
@@ -221,12 +204,12 @@ update_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "leadId": string_prop("Id of the lead to change."),
-            "email": string_prop("New email address."),
-            "phone": string_prop("New phone number."),
-            "title": string_prop("New job title."),
-            "ownerId": string_prop("Id of the active user who should own the lead from now on."),
-            "markContacted": boolean_prop("Record that the lead was contacted today.", default=False),
+            "leadId": C.string_prop("Id of the lead to change."),
+            "email": C.string_prop("New email address."),
+            "phone": C.string_prop("New phone number."),
+            "title": C.string_prop("New job title."),
+            "ownerId": C.string_prop("Id of the active user who should own the lead from now on."),
+            "markContacted": C.boolean_prop("Record that the lead was contacted today.", default=False),
             "actorUserId": actor_prop(),
         },
         required=["leadId", "actorUserId"],
@@ -237,7 +220,7 @@ update_lead = define_tool(
 
 def _qualify_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, read_string(args, "leadId"))
+    lead = require_lead(state, C.read_string(args, "leadId"))
     if lead["status"] not in ("new", "working"):
         raise ToolError(
             "invalid_state",
@@ -255,7 +238,7 @@ qualify_lead = define_tool(
         'eligible for convert_lead. Writes one audit entry. Returns {"updated": <lead summary>}.'
     ),
     input_schema=schema(
-        {"leadId": string_prop("Id of the lead to qualify."), "actorUserId": actor_prop()},
+        {"leadId": C.string_prop("Id of the lead to qualify."), "actorUserId": actor_prop()},
         required=["leadId", "actorUserId"],
     ),
     run=_qualify_lead,
@@ -264,8 +247,8 @@ qualify_lead = define_tool(
 
 def _disqualify_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, read_string(args, "leadId"))
-    reason = read_string(args, "reason")
+    lead = require_lead(state, C.read_string(args, "leadId"))
+    reason = C.read_string(args, "reason")
     if lead["status"] == "converted":
         raise ToolError(
             "invalid_state", f"Lead {lead['id']} has already been converted and cannot be disqualified."
@@ -285,8 +268,8 @@ disqualify_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "leadId": string_prop("Id of the lead to disqualify."),
-            "reason": string_prop("Why the lead is being disqualified."),
+            "leadId": C.string_prop("Id of the lead to disqualify."),
+            "reason": C.string_prop("Why the lead is being disqualified."),
             "actorUserId": actor_prop(),
         },
         required=["leadId", "reason", "actorUserId"],
@@ -297,14 +280,14 @@ disqualify_lead = define_tool(
 
 def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, read_string(args, "leadId"))
+    lead = require_lead(state, C.read_string(args, "leadId"))
     if lead["status"] != "qualified":
         raise ToolError(
             "invalid_state", f"Lead {lead['id']} is {lead['status']}; only a qualified lead can be converted."
         )
     assert_assignable(state, lead["ownerId"])
-    create_opportunity = read_boolean(args, "createOpportunity", True)
-    account_id = read_optional_string(args, "accountId")
+    create_opportunity = C.read_boolean(args, "createOpportunity", True)
+    account_id = C.read_optional_string(args, "accountId")
 
     # 5. Account: an existing one, or a new one stored right away.
     if account_id is not None:
@@ -339,10 +322,10 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     # 7. Opportunity.
     opportunity = None
     if create_opportunity:
-        amount = read_number(args, "amount", minimum=0)
-        expected_close = read_date(args, "expectedCloseDate")
-        stage = opening_stage(state, read_optional_string(args, "stageId"))
-        name = read_optional_string(args, "opportunityName")
+        amount = C.read_number(args, "amount", minimum=0)
+        expected_close = C.read_date(args, "expectedCloseDate")
+        stage = opening_stage(state, C.read_optional_string(args, "stageId"))
+        name = C.read_optional_string(args, "opportunityName")
         if name is None:
             name = f"{lead['company']} opportunity"
         opportunity_id = next_id(state, "OPP")
@@ -398,26 +381,26 @@ convert_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "leadId": string_prop("Id of the qualified lead to convert."),
-            "accountId": string_prop(
+            "leadId": C.string_prop("Id of the qualified lead to convert."),
+            "accountId": C.string_prop(
                 "Id of an existing account to attach the new contact (and opportunity) to. Leave it "
                 "out to create a new account from the lead's company."
             ),
-            "createOpportunity": boolean_prop(
+            "createOpportunity": C.boolean_prop(
                 "Whether to open an opportunity as part of the conversion.", default=True
             ),
-            "opportunityName": string_prop(
+            "opportunityName": C.string_prop(
                 'Name of the new opportunity. Defaults to "<company> opportunity".'
             ),
-            "amount": number_prop(
+            "amount": C.number_prop(
                 "Deal value of the new opportunity in US dollars. Required when an opportunity is created.",
                 minimum=0,
             ),
-            "expectedCloseDate": date_prop(
+            "expectedCloseDate": C.date_prop(
                 "Date the new opportunity is expected to close, YYYY-MM-DD. Required when an "
                 "opportunity is created."
             ),
-            "stageId": string_prop(
+            "stageId": C.string_prop(
                 "Open pipeline stage the new opportunity starts in (see list_stages). Defaults to "
                 "the first open stage."
             ),

@@ -17,25 +17,7 @@ from ..state import (
     stages_in_order,
     won_stage,
 )
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    date_prop,
-    enum_prop,
-    number_prop,
-    paginate_ids,
-    paging_props,
-    read_boolean,
-    read_date,
-    read_number,
-    read_optional_date,
-    read_optional_enum,
-    read_optional_number,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     activity_summary,
     actor,
@@ -72,11 +54,11 @@ list_stages = define_tool(
 
 
 def _list_opportunities(state: State, args: dict[str, Any]) -> Any:
-    owner_id = read_optional_string(args, "ownerId")
-    account_id = read_optional_string(args, "accountId")
-    stage_id = read_optional_string(args, "stageId")
-    status = read_optional_enum(args, "status", OPP_STATUSES)
-    stale_only = read_boolean(args, "staleOnly", False)
+    owner_id = C.read_optional_string(args, "ownerId")
+    account_id = C.read_optional_string(args, "accountId")
+    stage_id = C.read_optional_string(args, "stageId")
+    status = C.read_optional_enum(args, "status", OPP_STATUSES)
+    stale_only = C.read_boolean(args, "staleOnly", False)
     opportunities = state["opportunities"]
     if account_id is not None:
         ids = sorted(linked_ids(opportunities, "accountId", account_id))
@@ -108,15 +90,15 @@ list_opportunities = define_tool(
     ),
     input_schema=schema(
         {
-            "ownerId": string_prop("Only deals owned by this user id."),
-            "accountId": string_prop("Only deals on this account id."),
-            "stageId": string_prop("Only deals currently in this stage id."),
-            "status": enum_prop(OPP_STATUSES, "Only deals with this status."),
-            "staleOnly": boolean_prop(
+            "ownerId": C.string_prop("Only deals owned by this user id."),
+            "accountId": C.string_prop("Only deals on this account id."),
+            "stageId": C.string_prop("Only deals currently in this stage id."),
+            "status": C.enum_prop(OPP_STATUSES, "Only deals with this status."),
+            "staleOnly": C.boolean_prop(
                 "When true, only open deals that have been in their stage for more than 30 days.",
                 default=False,
             ),
-            **paging_props(),
+            **C.paging_props(),
         }
     ),
     run=_list_opportunities,
@@ -124,7 +106,7 @@ list_opportunities = define_tool(
 
 
 def _search_opportunities(state: State, args: dict[str, Any]) -> Any:
-    query = read_string(args, "query").lower()
+    query = C.read_string(args, "query").lower()
     accounts, opportunities = state["accounts"], state["opportunities"]
 
     def matches(o: dict[str, Any]) -> bool:
@@ -143,7 +125,7 @@ search_opportunities = define_tool(
         "(case-insensitive). Returns a page of opportunity summaries sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example a company or deal name."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example a company or deal name."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_opportunities,
@@ -151,7 +133,7 @@ search_opportunities = define_tool(
 
 
 def _get_opportunity(state: State, args: dict[str, Any]) -> Any:
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     out = opportunity_summary(state, opp)
     out["stale"] = is_stale(state, opp, STALE_STAGE_DAYS)
     activities = state["activities"]
@@ -170,7 +152,7 @@ get_opportunity = define_tool(
         "30 days in its stage) and every activity logged against it, sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"opportunityId": string_prop("The opportunity's id, for example OPP-001.")},
+        {"opportunityId": C.string_prop("The opportunity's id, for example OPP-001.")},
         required=["opportunityId"],
     ),
     run=_get_opportunity,
@@ -179,23 +161,23 @@ get_opportunity = define_tool(
 
 def _create_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account = require_account(state, read_string(args, "accountId"))
-    owner_id = read_string(args, "ownerId")
+    account = require_account(state, C.read_string(args, "accountId"))
+    owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
-    stage = opening_stage(state, read_optional_string(args, "stageId"))
-    primary_contact_id = read_optional_string(args, "primaryContactId")
+    stage = opening_stage(state, C.read_optional_string(args, "stageId"))
+    primary_contact_id = C.read_optional_string(args, "primaryContactId")
     if primary_contact_id is not None:
         require_contact(state, primary_contact_id)
     opp_id = next_id(state, "OPP")
     opp = {
         "id": opp_id,
-        "name": read_string(args, "name"),
+        "name": C.read_string(args, "name"),
         "accountId": account["id"],
         "primaryContactId": primary_contact_id,
         "ownerId": owner_id,
         "stageId": stage["id"],
-        "amount": money(read_number(args, "amount", minimum=0)),
-        "expectedCloseDate": read_date(args, "expectedCloseDate"),
+        "amount": money(C.read_number(args, "amount", minimum=0)),
+        "expectedCloseDate": C.read_date(args, "expectedCloseDate"),
         "createdDate": state["now"],
         "stageEnteredDate": state["now"],
         "status": "open",
@@ -225,15 +207,15 @@ create_opportunity = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("Short name of the deal."),
-            "accountId": string_prop("Id of the account the deal is with."),
-            "ownerId": string_prop("Id of the active user who will own the deal."),
-            "amount": number_prop("Deal value in US dollars.", minimum=0),
-            "expectedCloseDate": date_prop("Date the deal is expected to close, YYYY-MM-DD."),
-            "stageId": string_prop(
+            "name": C.string_prop("Short name of the deal."),
+            "accountId": C.string_prop("Id of the account the deal is with."),
+            "ownerId": C.string_prop("Id of the active user who will own the deal."),
+            "amount": C.number_prop("Deal value in US dollars.", minimum=0),
+            "expectedCloseDate": C.date_prop("Date the deal is expected to close, YYYY-MM-DD."),
+            "stageId": C.string_prop(
                 "Open pipeline stage to start in (see list_stages). Defaults to the first open stage."
             ),
-            "primaryContactId": string_prop("Id of the main contact person for this deal. Optional."),
+            "primaryContactId": C.string_prop("Id of the main contact person for this deal. Optional."),
             "actorUserId": actor_prop(),
         },
         required=["name", "accountId", "ownerId", "amount", "expectedCloseDate", "actorUserId"],
@@ -244,12 +226,12 @@ create_opportunity = define_tool(
 
 def _update_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
-    name = read_optional_string(args, "name")
-    amount = read_optional_number(args, "amount", minimum=0)
-    expected_close = read_optional_date(args, "expectedCloseDate")
-    primary_contact_id = read_optional_string(args, "primaryContactId")
+    name = C.read_optional_string(args, "name")
+    amount = C.read_optional_number(args, "amount", minimum=0)
+    expected_close = C.read_optional_date(args, "expectedCloseDate")
+    primary_contact_id = C.read_optional_string(args, "primaryContactId")
     if primary_contact_id is not None:
         require_contact(state, primary_contact_id)
     if name is not None:
@@ -274,11 +256,11 @@ update_opportunity = define_tool(
     ),
     input_schema=schema(
         {
-            "opportunityId": string_prop("Id of the open opportunity to change."),
-            "name": string_prop("New deal name."),
-            "amount": number_prop("New deal value in US dollars.", minimum=0),
-            "expectedCloseDate": date_prop("New expected close date, YYYY-MM-DD."),
-            "primaryContactId": string_prop("Id of the new main contact person."),
+            "opportunityId": C.string_prop("Id of the open opportunity to change."),
+            "name": C.string_prop("New deal name."),
+            "amount": C.number_prop("New deal value in US dollars.", minimum=0),
+            "expectedCloseDate": C.date_prop("New expected close date, YYYY-MM-DD."),
+            "primaryContactId": C.string_prop("Id of the new main contact person."),
             "actorUserId": actor_prop(),
         },
         required=["opportunityId", "actorUserId"],
@@ -298,9 +280,9 @@ def _enter_stage(state: State, acting: Any, opp: Any, stage: Any, tool: str, ver
 
 def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
-    stage = require_stage(state, read_string(args, "stageId"))
+    stage = require_stage(state, C.read_string(args, "stageId"))
     if stage["isClosed"]:
         raise ToolError(
             "not_allowed",
@@ -319,8 +301,8 @@ set_opportunity_stage = define_tool(
     ),
     input_schema=schema(
         {
-            "opportunityId": string_prop("Id of the open opportunity to move."),
-            "stageId": string_prop("Id of the open stage to move it to (see list_stages)."),
+            "opportunityId": C.string_prop("Id of the open opportunity to move."),
+            "stageId": C.string_prop("Id of the open stage to move it to (see list_stages)."),
             "actorUserId": actor_prop(),
         },
         required=["opportunityId", "stageId", "actorUserId"],
@@ -331,7 +313,7 @@ set_opportunity_stage = define_tool(
 
 def _advance_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     stage = next_stage(state, opp["stageId"])
     if stage is None:
@@ -349,7 +331,7 @@ advance_opportunity_stage = define_tool(
         'instead. Writes one audit entry. Returns {"updated": <opportunity summary>}.'
     ),
     input_schema=schema(
-        {"opportunityId": string_prop("Id of the open opportunity to advance."), "actorUserId": actor_prop()},
+        {"opportunityId": C.string_prop("Id of the open opportunity to advance."), "actorUserId": actor_prop()},
         required=["opportunityId", "actorUserId"],
     ),
     run=_advance_opportunity_stage,
@@ -358,12 +340,12 @@ advance_opportunity_stage = define_tool(
 
 def _close_opportunity_won(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     stage = won_stage(state)
     if stage is None:
         raise ToolError("invalid_state", "No closed-won stage is defined.")
-    final_amount = read_optional_number(args, "finalAmount", minimum=0)
+    final_amount = C.read_optional_number(args, "finalAmount", minimum=0)
     if final_amount is not None:
         opp["amount"] = money(final_amount)
     opp["stageId"] = stage["id"]
@@ -391,8 +373,8 @@ close_opportunity_won = define_tool(
     ),
     input_schema=schema(
         {
-            "opportunityId": string_prop("Id of the open opportunity that was won."),
-            "finalAmount": number_prop(
+            "opportunityId": C.string_prop("Id of the open opportunity that was won."),
+            "finalAmount": C.number_prop(
                 "Final contracted value in US dollars, if it differs from the current amount.", minimum=0
             ),
             "actorUserId": actor_prop(),
@@ -405,9 +387,9 @@ close_opportunity_won = define_tool(
 
 def _close_opportunity_lost(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
-    reason = read_string(args, "reason")
+    reason = C.read_string(args, "reason")
     stage = lost_stage(state)
     if stage is None:
         raise ToolError("invalid_state", "No closed-lost stage is defined.")
@@ -436,8 +418,8 @@ close_opportunity_lost = define_tool(
     ),
     input_schema=schema(
         {
-            "opportunityId": string_prop("Id of the open opportunity that was lost."),
-            "reason": string_prop("Why the deal was lost."),
+            "opportunityId": C.string_prop("Id of the open opportunity that was lost."),
+            "reason": C.string_prop("Why the deal was lost."),
             "actorUserId": actor_prop(),
         },
         required=["opportunityId", "reason", "actorUserId"],
@@ -448,9 +430,9 @@ close_opportunity_lost = define_tool(
 
 def _reassign_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, read_string(args, "opportunityId"))
+    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
-    new_owner = assert_assignable(state, read_string(args, "newOwnerId"))
+    new_owner = assert_assignable(state, C.read_string(args, "newOwnerId"))
     if opp["ownerId"] == new_owner["id"]:
         raise ToolError(
             "conflict", f"{opp['id']} is already owned by {new_owner['id']} ({new_owner['name']})."
@@ -478,8 +460,8 @@ reassign_opportunity = define_tool(
     ),
     input_schema=schema(
         {
-            "opportunityId": string_prop("Id of the open opportunity to reassign."),
-            "newOwnerId": string_prop("Id of the active user who should own it from now on."),
+            "opportunityId": C.string_prop("Id of the open opportunity to reassign."),
+            "newOwnerId": C.string_prop("Id of the active user who should own it from now on."),
             "actorUserId": actor_prop(),
         },
         required=["opportunityId", "newOwnerId", "actorUserId"],

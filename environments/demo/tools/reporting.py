@@ -18,17 +18,7 @@ from ..state import (
     weighted_amount,
     won_amount_for,
 )
-from .contract import (
-    boolean_prop,
-    date_prop,
-    integer_prop,
-    read_boolean,
-    read_optional_date,
-    read_optional_number,
-    read_optional_string,
-    schema,
-    string_prop,
-)
+from .contract import C, schema
 from .helpers import require_user
 
 
@@ -38,7 +28,7 @@ def _user_name(state: State, user_id: str) -> str | None:
 
 
 def _pipeline_summary(state: State, args: dict[str, Any]) -> Any:
-    owner_id = read_optional_string(args, "ownerId")
+    owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
         require_user(state, owner_id)
     open_opps = [
@@ -78,15 +68,15 @@ pipeline_summary = define_tool(
         "open stage in pipeline order (count, amount, weighted amount; stages with no deals are "
         "listed with zeros). Read-only."
     ),
-    input_schema=schema({"ownerId": string_prop("Only count deals owned by this user id (must exist).")}),
+    input_schema=schema({"ownerId": C.string_prop("Only count deals owned by this user id (must exist).")}),
     run=_pipeline_summary,
 )
 
 
 def _forecast_report(state: State, args: dict[str, Any]) -> Any:
-    owner_id = read_optional_string(args, "ownerId")
-    closing_by = read_optional_date(args, "closingOnOrBefore")
-    include_closed = read_boolean(args, "includeClosed", False)
+    owner_id = C.read_optional_string(args, "ownerId")
+    closing_by = C.read_optional_date(args, "closingOnOrBefore")
+    include_closed = C.read_boolean(args, "includeClosed", False)
     selected = [
         o
         for o in sorted(state["opportunities"].values(), key=lambda o: o["id"])
@@ -128,11 +118,11 @@ forecast_report = define_tool(
     ),
     input_schema=schema(
         {
-            "ownerId": string_prop("Only deals owned by this user id."),
-            "closingOnOrBefore": date_prop(
+            "ownerId": C.string_prop("Only deals owned by this user id."),
+            "closingOnOrBefore": C.date_prop(
                 "Only deals whose expected close date is on or before this date, YYYY-MM-DD."
             ),
-            "includeClosed": boolean_prop(
+            "includeClosed": C.boolean_prop(
                 "Also include won deals (counted at 100%). Lost deals are never included.", default=False
             ),
         }
@@ -142,7 +132,7 @@ forecast_report = define_tool(
 
 
 def _rep_performance(state: State, args: dict[str, Any]) -> Any:
-    active_only = read_boolean(args, "activeOnly", False)
+    active_only = C.read_boolean(args, "activeOnly", False)
     results = [
         {
             "userId": u["id"],
@@ -168,15 +158,15 @@ rep_performance = define_tool(
         "included unless activeOnly is true. Read-only."
     ),
     input_schema=schema(
-        {"activeOnly": boolean_prop("When true, leave out deactivated reps.", default=False)}
+        {"activeOnly": C.boolean_prop("When true, leave out deactivated reps.", default=False)}
     ),
     run=_rep_performance,
 )
 
 
 def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
-    threshold = read_optional_number(args, "thresholdDays", integer=True, minimum=1, default=STALE_STAGE_DAYS)
-    owner_id = read_optional_string(args, "ownerId")
+    threshold = C.read_optional_number(args, "thresholdDays", integer=True, minimum=1, default=STALE_STAGE_DAYS)
+    owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
         require_user(state, owner_id)
     stale = [
@@ -225,12 +215,12 @@ stale_opportunities = define_tool(
     ),
     input_schema=schema(
         {
-            "thresholdDays": integer_prop(
+            "thresholdDays": C.integer_prop(
                 "A deal counts as stalled when it has been in its stage for more than this many days.",
                 minimum=1,
                 default=STALE_STAGE_DAYS,
             ),
-            "ownerId": string_prop("Only deals owned by this user id (must exist)."),
+            "ownerId": C.string_prop("Only deals owned by this user id (must exist)."),
         }
     ),
     run=_stale_opportunities,

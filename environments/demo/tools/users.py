@@ -7,17 +7,7 @@ from typing import Any
 from silo_gym import define_tool
 
 from ..state import State, open_pipeline_for, quota_attainment_percent, won_amount_for
-from .contract import (
-    boolean_prop,
-    enum_prop,
-    paginate_ids,
-    paging_props,
-    read_boolean,
-    read_optional_enum,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, paginate_ids, schema
 from .helpers import require_user, user_summary
 from .index import linked_ids, ordered_ids
 
@@ -25,8 +15,8 @@ ROLES = ("rep", "manager")
 
 
 def _list_users(state: State, args: dict[str, Any]) -> Any:
-    role = read_optional_enum(args, "role", ROLES)
-    active_only = read_boolean(args, "activeOnly", False)
+    role = C.read_optional_enum(args, "role", ROLES)
+    active_only = C.read_boolean(args, "activeOnly", False)
     users = state["users"]
     ids = ordered_ids(users)
     if role is not None or active_only:
@@ -43,9 +33,9 @@ list_users = define_tool(
     ),
     input_schema=schema(
         {
-            "role": enum_prop(ROLES, "Only return users with this role."),
-            "activeOnly": boolean_prop("When true, leave out deactivated users.", default=False),
-            **paging_props(),
+            "role": C.enum_prop(ROLES, "Only return users with this role."),
+            "activeOnly": C.boolean_prop("When true, leave out deactivated users.", default=False),
+            **C.paging_props(),
         }
     ),
     run=_list_users,
@@ -53,7 +43,7 @@ list_users = define_tool(
 
 
 def _get_user(state: State, args: dict[str, Any]) -> Any:
-    user = require_user(state, read_string(args, "userId"))
+    user = require_user(state, C.read_string(args, "userId"))
     # The helpers read only the opportunities: give them the user's own, in the world's order
     # (so the sums add up in the same order), instead of the whole world.
     opportunities = state["opportunities"]
@@ -73,6 +63,6 @@ get_user = define_tool(
         "quotaAttainmentPercent (closedWon as a percentage of quota, one decimal; null when the "
         "quota is zero). Read-only."
     ),
-    input_schema=schema({"userId": string_prop("The user's id, for example USR-002.")}, required=["userId"]),
+    input_schema=schema({"userId": C.string_prop("The user's id, for example USR-002.")}, required=["userId"]),
     run=_get_user,
 )

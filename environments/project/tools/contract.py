@@ -1,279 +1,68 @@
-"""The tool contract: schema builders (project-world.md §6.1), paging (§6.2) and input readers (§6.3).
+"""The tool contract of the project world (project-world.md §6.1-6.3) on ``silo_gym.kit``.
 
-Readers run inside ``run``, after schema validation, and raise ``ToolError("invalid_input", ...)``
-with the documented messages. They treat a missing key and ``None`` alike.
+``C`` holds the world's wording and reading rules: an enum or a date is first read as a trimmed
+non-empty string, and every boolean defaults to ``false``. Its readers and property builders are
+also this module's names (``read_string``, ``enum_prop``, ...).
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Iterable, Sequence
-from datetime import date
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from silo_gym import ToolError, format_number
+from silo_gym import kit
 
 __all__ = [
+    "ACTOR_DESCRIPTION",
+    "C",
     "LIMIT_DEFAULT",
     "LIMIT_MAX",
     "actor_prop",
-    "boolean_prop",
-    "date_prop",
-    "enum_prop",
-    "integer_prop",
-    "number_prop",
     "paginate",
-    "paging_props",
-    "read_boolean",
-    "read_date",
-    "read_enum",
-    "read_number",
-    "read_optional_date",
-    "read_optional_enum",
-    "read_optional_number",
-    "read_optional_string",
-    "read_string",
+    "paginate_ids",
     "schema",
     "state_id_prop",
-    "string_prop",
 ]
 
-Args = dict[str, Any]
-
-LIMIT_DEFAULT = 50
-LIMIT_MAX = 500
-
-# ---------------------------------------------------------------------------------------------
-# Schema builders. Property key order: type, enum, description, minimum, maximum, default.
-
-
-def _prop(
-    type_: str,
-    description: str,
-    *,
-    enum: Sequence[str] | None = None,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    default: Any = None,
-) -> dict[str, Any]:
-    prop: dict[str, Any] = {"type": type_}
-    if enum is not None:
-        prop["enum"] = list(enum)
-    prop["description"] = description
-    if minimum is not None:
-        prop["minimum"] = minimum
-    if maximum is not None:
-        prop["maximum"] = maximum
-    if default is not None:
-        prop["default"] = default
-    return prop
+C = kit.Contract(
+    enum_reads_string=True,
+    date_reads_string=True,
+    boolean_default=False,
+    limit_description="Largest number of results to return on this page.",
+    offset_description="How many results (in the tool's stated order) to skip before this page begins.",
+)
+LIMIT_DEFAULT, LIMIT_MAX = C.limit_default, C.limit_max
+schema = kit.schema
+ACTOR_DESCRIPTION = (
+    "Id of the member making this change (for example MEM-002). The member must exist and be "
+    "active; the change is written to the audit log under this id."
+)
 
 
-def string_prop(description: str) -> dict[str, Any]:
-    """A string property."""
-    return _prop("string", description)
-
-
-def date_prop(description: str) -> dict[str, Any]:
-    """A date property: a string whose description names the ``YYYY-MM-DD`` format (``read_date``
-    checks it)."""
-    if "YYYY-MM-DD" not in description:
-        description = f"{description} Format: YYYY-MM-DD."
-    return _prop("string", description)
+def __getattr__(name: str) -> Any:
+    """``read_*``, ``*_prop`` and ``paging_props``: the bound readers and builders of :data:`C`."""
+    if name.startswith("read_") or name.endswith("_prop") or name.endswith("_props"):
+        return getattr(C, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def state_id_prop(description: str) -> dict[str, Any]:
     """A workflow state id: a plain string (not an enum), looked up by the tool."""
-    return _prop("string", description)
-
-
-def enum_prop(values: Sequence[str], description: str, default: str | None = None) -> dict[str, Any]:
-    """A string property restricted to ``values``."""
-    return _prop("string", description, enum=values, default=default)
-
-
-def number_prop(description: str, minimum: float | None = None, maximum: float | None = None) -> dict[str, Any]:
-    """A number property, with an optional range."""
-    return _prop("number", description, minimum=minimum, maximum=maximum)
-
-
-def integer_prop(
-    description: str, minimum: int | None = None, maximum: int | None = None, default: int | None = None
-) -> dict[str, Any]:
-    """An integer property, with optional ``minimum``, ``maximum`` and ``default``."""
-    return _prop("integer", description, minimum=minimum, maximum=maximum, default=default)
-
-
-def boolean_prop(description: str) -> dict[str, Any]:
-    """A boolean property; every boolean of this world defaults to ``false``."""
-    prop = _prop("boolean", description)
-    prop["default"] = False
-    return prop
+    return C.string_prop(description)
 
 
 def actor_prop() -> dict[str, Any]:
     """``actorMemberId``: the last property of every mutating tool."""
-    return string_prop(
-        "Id of the member making this change (for example MEM-002). The member must exist and be "
-        "active; the change is written to the audit log under this id."
-    )
+    return C.string_prop(ACTOR_DESCRIPTION)
 
 
-def paging_props() -> dict[str, dict[str, Any]]:
-    """``limit`` and ``offset``, which end every list and search tool."""
-    return {
-        "limit": integer_prop(
-            "Largest number of results to return on this page.",
-            minimum=1,
-            maximum=LIMIT_MAX,
-            default=LIMIT_DEFAULT,
-        ),
-        "offset": integer_prop(
-            "How many results (in the tool's stated order) to skip before this page begins.",
-            minimum=0,
-            default=0,
-        ),
-    }
+def paginate_ids(
+    ids: Sequence[str], records: dict[str, Any], args: dict[str, Any], project: Callable[[Any], Any]
+) -> dict[str, Any]:
+    """:func:`paginate` over the records ``ids`` names (in the list's order), projecting only the page."""
+    return kit.page_ids(ids, records, args, project, C)
 
 
-def schema(properties: dict[str, dict[str, Any]], required: Iterable[str] = ()) -> dict[str, Any]:
-    """``{"type": "object", "properties", "required", "additionalProperties": false}``.
-
-    ``required`` is listed in property order, whatever order it is given in.
-    """
-    wanted = set(required)
-    unknown = wanted - set(properties)
-    if unknown:
-        raise ValueError(f"required names that are not properties: {sorted(unknown)}")
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": [name for name in properties if name in wanted],
-        "additionalProperties": False,
-    }
-
-
-# ---------------------------------------------------------------------------------------------
-# Readers
-
-
-def _invalid(message: str, details: Any = None) -> ToolError:
-    return ToolError("invalid_input", message, details)
-
-
-def read_string(args: Args, field: str) -> str:
-    """A string that is non-empty after trimming; returns the trimmed value."""
-    value = args.get(field)
-    if isinstance(value, str):
-        trimmed = value.strip()
-        if trimmed:
-            return trimmed
-    raise _invalid(f'"{field}" must be a non-empty string.')
-
-
-def read_optional_string(args: Args, field: str) -> str | None:
-    """Missing or null gives ``None``; otherwise as :func:`read_string` (so ``""`` fails)."""
-    if args.get(field) is None:
-        return None
-    return read_string(args, field)
-
-
-def read_number(
-    args: Args,
-    field: str,
-    integer: bool = False,
-    minimum: float | None = None,
-    maximum: float | None = None,
-) -> Any:
-    """A finite number (not a bool); whole when ``integer`` (returned as ``int``); within range,
-    checked in that order."""
-    value = args.get(field)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _invalid(f'"{field}" must be a number.')
-    if integer:
-        if not float(value).is_integer():
-            raise _invalid(f'"{field}" must be a whole number.')
-        value = int(value)
-    if minimum is not None and value < minimum:
-        raise _invalid(f'"{field}" must be at least {format_number(minimum)}.')
-    if maximum is not None and value > maximum:
-        raise _invalid(f'"{field}" must be at most {format_number(maximum)}.')
-    return value
-
-
-def read_optional_number(
-    args: Args,
-    field: str,
-    integer: bool = False,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    default: Any = None,
-) -> Any:
-    """Missing or null gives ``default``; otherwise as :func:`read_number`."""
-    if args.get(field) is None:
-        return default
-    return read_number(args, field, integer=integer, minimum=minimum, maximum=maximum)
-
-
-def read_boolean(args: Args, field: str, fallback: bool = False) -> bool:
-    """Missing or null gives ``fallback``; otherwise the value must be a bool."""
-    value = args.get(field)
-    if value is None:
-        return fallback
-    if not isinstance(value, bool):
-        raise _invalid(f'"{field}" must be true or false.')
-    return value
-
-
-def read_enum(args: Args, field: str, values: Sequence[str]) -> str:
-    """``read_string`` first, then one of ``values``."""
-    value = read_string(args, field)
-    if value not in values:
-        raise _invalid(f'"{field}" must be one of: {", ".join(values)}.', {"received": value})
-    return value
-
-
-def read_optional_enum(args: Args, field: str, values: Sequence[str]) -> str | None:
-    """Missing or null gives ``None``; otherwise as :func:`read_enum`."""
-    if args.get(field) is None:
-        return None
-    return read_enum(args, field, values)
-
-
-_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def read_date(args: Args, field: str) -> str:
-    """``read_string`` first, then a ``YYYY-MM-DD`` string naming a real calendar date
-    (``2026-02-30`` fails)."""
-    value = read_string(args, field)
-    if _DATE_RE.fullmatch(value):
-        try:
-            date.fromisoformat(value)
-        except ValueError:
-            pass
-        else:
-            return value
-    raise _invalid(f'"{field}" must be a date in YYYY-MM-DD format.', {"received": value})
-
-
-def read_optional_date(args: Args, field: str, default: str | None = None) -> str | None:
-    """Missing or null gives ``default``; otherwise as :func:`read_date`."""
-    if args.get(field) is None:
-        return default
-    return read_date(args, field)
-
-
-# ---------------------------------------------------------------------------------------------
-# Paging
-
-
-def paginate(items: list[Any], args: Args) -> dict[str, Any]:
+def paginate(items: list[Any], args: dict[str, Any]) -> dict[str, Any]:
     """One page of ``items``, in the order the tool built them, with the totals (§6.2)."""
-    limit = read_optional_number(
-        args, "limit", integer=True, minimum=1, maximum=LIMIT_MAX, default=LIMIT_DEFAULT
-    )
-    offset = read_optional_number(args, "offset", integer=True, minimum=0, default=0)
-    page = items[offset : offset + limit]
-    return {"total": len(items), "count": len(page), "offset": offset, "results": page}
+    return kit.page(items, args, C)

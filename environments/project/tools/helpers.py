@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError
+from silo_gym import ToolError, kit
 
 from ..state import (
+    MEMBERS,
+    PROJECTS,
+    SPRINTS,
+    TEAMS,
+    TIME_LOGS,
+    WORK_ITEMS,
+    WORKFLOW_STATES,
+    WORLD,
     State,
     days_between,
     days_in_status,
@@ -21,7 +29,7 @@ from ..state import (
     work_items_for_project,
     work_items_for_sprint,
 )
-from .contract import read_string
+from .contract import ACTOR_DESCRIPTION, C
 
 __all__ = [
     "actor",
@@ -54,64 +62,27 @@ Record = dict[str, Any]
 # Lookups
 
 
-def _require(state: State, collection: str, label: str, record_id: str) -> Record:
-    record = state[collection].get(record_id)
-    if record is None:
-        raise ToolError("not_found", f'{label} "{record_id}" was not found.')
-    return record
-
-
-def require_member(state: State, member_id: str) -> Record:
-    return _require(state, "members", "Member", member_id)
-
-
-def require_team(state: State, team_id: str) -> Record:
-    return _require(state, "teams", "Team", team_id)
-
-
-def require_project(state: State, project_id: str) -> Record:
-    return _require(state, "projects", "Project", project_id)
-
-
-def require_work_item(state: State, work_item_id: str) -> Record:
-    return _require(state, "workItems", "Work item", work_item_id)
-
-
-def require_sprint(state: State, sprint_id: str) -> Record:
-    return _require(state, "sprints", "Sprint", sprint_id)
-
-
-def require_workflow_state(state: State, state_id: str) -> Record:
-    return _require(state, "workflowStates", "Workflow state", state_id)
-
-
-def require_time_log(state: State, time_log_id: str) -> Record:
-    return _require(state, "timeLogs", "Time log", time_log_id)
+require_member = MEMBERS.require
+require_team = TEAMS.require
+require_project = PROJECTS.require
+require_work_item = WORK_ITEMS.require
+require_sprint = SPRINTS.require
+require_workflow_state = WORKFLOW_STATES.require
+require_time_log = TIME_LOGS.require
 
 
 # ---------------------------------------------------------------------------------------------
 # Guards
 
-
-def actor(state: State, args: dict[str, Any]) -> Record:
-    """Read ``actorMemberId``; the member must exist and be active."""
-    member = require_member(state, read_string(args, "actorMemberId"))
-    if not member["active"]:
-        raise ToolError(
-            "not_allowed", f'Member "{member["id"]}" ({member["name"]}) is deactivated and cannot act.'
-        )
-    return member
+ACTOR = kit.Actor(MEMBERS, "actorMemberId", ACTOR_DESCRIPTION, contract=C)
+actor = ACTOR.read  # read ``actorMemberId``; the member must exist and be active
 
 
 def assert_assignable(state: State, member_id: str) -> Record:
     """The member must exist and be active to be given work (or lead a team or project)."""
-    member = require_member(state, member_id)
-    if not member["active"]:
-        raise ToolError(
-            "not_allowed",
-            f'Member "{member["id"]}" ({member["name"]}) is deactivated and cannot be assigned work.',
-        )
-    return member
+    return ACTOR.require_active(
+        state, member_id, '{label} "{id}" ({name}) is deactivated and cannot be assigned work.'
+    )
 
 
 def assert_within_capacity(state: State, member: Record, extra: int) -> None:
@@ -164,10 +135,7 @@ def audit(state: State, acting: Record, action: str, entity_type: str, entity_id
 
 def name_of(state: State, collection: str, record_id: str | None, field: str = "name") -> Any:
     """``state[collection][record_id][field]``, or ``None`` when the id is null or dangles."""
-    if record_id is None:
-        return None
-    record = state[collection].get(record_id)
-    return None if record is None else record[field]
+    return WORLD[collection].field_of(state, record_id, field)
 
 
 def member_summary(state: State, member: Record) -> Record:

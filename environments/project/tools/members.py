@@ -6,24 +6,17 @@ from typing import Any
 
 from silo_gym import ToolError, define_tool
 
-from ..state import State, is_done, load_for, members_for_team, next_id, work_items_for_assignee
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    enum_prop,
-    integer_prop,
-    paginate,
-    paging_props,
-    read_boolean,
-    read_enum,
-    read_number,
-    read_optional_enum,
-    read_optional_number,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
+from ..state import (
+    MEMBERS,
+    TEAMS,
+    State,
+    is_done,
+    load_for,
+    members_for_team,
+    next_id,
+    work_items_for_assignee,
 )
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     actor,
     assert_assignable,
@@ -40,28 +33,26 @@ ROLES = ("engineer", "lead", "manager")
 Args = dict[str, Any]
 
 
-def _members_by_id(state: State) -> list[dict[str, Any]]:
-    return sorted(state["members"].values(), key=lambda m: m["id"])
-
-
 # ---------------------------------------------------------------------------------------------
 # Members
 
 
 def _list_members(state: State, args: Args) -> Any:
-    role = read_optional_enum(args, "role", ROLES)
-    team_id = read_optional_string(args, "teamId")
-    active_only = read_boolean(args, "activeOnly")
-    over_only = read_boolean(args, "overCapacityOnly")
-    rows = [
-        member_summary(state, m)
-        for m in _members_by_id(state)
-        if (role is None or m["role"] == role)
-        and (team_id is None or m["teamId"] == team_id)
-        and (not active_only or m["active"])
-        and (not over_only or load_for(state, m["id"]) > m["weeklyCapacityPoints"])
-    ]
-    return paginate(rows, args)
+    role = C.read_optional_enum(args, "role", ROLES)
+    team_id = C.read_optional_string(args, "teamId")
+    active_only = C.read_boolean(args, "activeOnly")
+    over_only = C.read_boolean(args, "overCapacityOnly")
+    members = state["members"]
+    ids = MEMBERS.ids_where(state, {"teamId": team_id})
+    if role is not None or active_only or over_only:
+        ids = [
+            k
+            for k in ids
+            if (role is None or members[k]["role"] == role)
+            and (not active_only or members[k]["active"])
+            and (not over_only or load_for(state, k) > members[k]["weeklyCapacityPoints"])
+        ]
+    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
 
 
 list_members = define_tool(
@@ -75,13 +66,13 @@ list_members = define_tool(
     ),
     input_schema=schema(
         {
-            "role": enum_prop(ROLES, "Only members with this role."),
-            "teamId": string_prop("Only members of this team id (for example TEAM-001)."),
-            "activeOnly": boolean_prop("When true, leave out deactivated members."),
-            "overCapacityOnly": boolean_prop(
+            "role": C.enum_prop(ROLES, "Only members with this role."),
+            "teamId": C.string_prop("Only members of this team id (for example TEAM-001)."),
+            "activeOnly": C.boolean_prop("When true, leave out deactivated members."),
+            "overCapacityOnly": C.boolean_prop(
                 "When true, only members whose assigned points exceed their weekly capacity."
             ),
-            **paging_props(),
+            **C.paging_props(),
         }
     ),
     run=_list_members,
@@ -89,13 +80,12 @@ list_members = define_tool(
 
 
 def _search_members(state: State, args: Args) -> Any:
-    query = read_string(args, "query").lower()
-    rows = [
-        member_summary(state, m)
-        for m in _members_by_id(state)
-        if any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
-    ]
-    return paginate(rows, args)
+    query = C.read_string(args, "query").lower()
+    members = state["members"]
+    ids = MEMBERS.select(
+        state, lambda m: any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
+    )
+    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
 
 
 search_members = define_tool(
@@ -105,7 +95,7 @@ search_members = define_tool(
         "page of member entries, as list_members gives them, sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example part of a person's name."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example part of a person's name."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_members,
@@ -113,7 +103,7 @@ search_members = define_tool(
 
 
 def _get_member(state: State, args: Args) -> Any:
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     items = work_items_for_assignee(state, member["id"])
     out = member_summary(state, member)
     out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
@@ -127,21 +117,23 @@ get_member = define_tool(
         "Get one member by id with their capacity figures, openWorkItemCount and every work item "
         "assigned to them (finished or not), sorted by id. Read-only."
     ),
-    input_schema=schema({"memberId": string_prop("The member's id, for example MEM-002.")}, required=["memberId"]),
+    input_schema=schema(
+        {"memberId": C.string_prop("The member's id, for example MEM-002.")}, required=["memberId"]
+    ),
     run=_get_member,
 )
 
 
 def _create_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    team_id = read_optional_string(args, "teamId")
+    team_id = C.read_optional_string(args, "teamId")
     if team_id is not None:
         require_team(state, team_id)
     member_id = next_id(state, "MEM")
-    name = read_string(args, "name")
-    email = read_string(args, "email")
-    role = read_enum(args, "role", ROLES)
-    capacity = read_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    name = C.read_string(args, "name")
+    email = C.read_string(args, "email")
+    role = C.read_enum(args, "role", ROLES)
+    capacity = C.read_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
     member = {
         "id": member_id,
         "name": name,
@@ -165,13 +157,13 @@ create_member = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("Full name, for example Jamie Rivera."),
-            "email": string_prop("E-mail address."),
-            "role": enum_prop(ROLES, "The member's role."),
-            "weeklyCapacityPoints": integer_prop(
+            "name": C.string_prop("Full name, for example Jamie Rivera."),
+            "email": C.string_prop("E-mail address."),
+            "role": C.enum_prop(ROLES, "The member's role."),
+            "weeklyCapacityPoints": C.integer_prop(
                 "How many estimate points of work the member can carry at once.", minimum=0
             ),
-            "teamId": string_prop("Team to join (for example TEAM-001); leave out for no team."),
+            "teamId": C.string_prop("Team to join (for example TEAM-001); leave out for no team."),
             "actorMemberId": actor_prop(),
         },
         required=["name", "email", "role", "weeklyCapacityPoints", "actorMemberId"],
@@ -182,17 +174,17 @@ create_member = define_tool(
 
 def _update_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, read_string(args, "memberId"))
-    role = read_optional_enum(args, "role", ROLES)
-    team_id = read_optional_string(args, "teamId")
-    capacity = read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    member = require_member(state, C.read_string(args, "memberId"))
+    role = C.read_optional_enum(args, "role", ROLES)
+    team_id = C.read_optional_string(args, "teamId")
+    capacity = C.read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
     if role is not None:
         member["role"] = role
     if capacity is not None:
         member["weeklyCapacityPoints"] = capacity
     if team_id is not None:
         require_team(state, team_id)  # refused after the writes above (§6.6)
-        member["teamId"] = team_id
+        MEMBERS.set_link(state, member, "teamId", team_id)
     audit(state, acting, "update_member", "member", member["id"], f"Updated {member['name']}.")
     return {"updated": member_summary(state, member)}
 
@@ -206,10 +198,10 @@ update_member = define_tool(
     ),
     input_schema=schema(
         {
-            "memberId": string_prop("The member to change, for example MEM-002."),
-            "role": enum_prop(ROLES, "New role."),
-            "teamId": string_prop("New team id, for example TEAM-002."),
-            "weeklyCapacityPoints": integer_prop("New weekly capacity in estimate points.", minimum=0),
+            "memberId": C.string_prop("The member to change, for example MEM-002."),
+            "role": C.enum_prop(ROLES, "New role."),
+            "teamId": C.string_prop("New team id, for example TEAM-002."),
+            "weeklyCapacityPoints": C.integer_prop("New weekly capacity in estimate points.", minimum=0),
             "actorMemberId": actor_prop(),
         },
         required=["memberId", "actorMemberId"],
@@ -220,7 +212,7 @@ update_member = define_tool(
 
 def _deactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     if not member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already deactivated.")
     member["active"] = False
@@ -244,7 +236,7 @@ deactivate_member = define_tool(
         "refused. Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"memberId": string_prop("The member who left, for example MEM-002."), "actorMemberId": actor_prop()},
+        {"memberId": C.string_prop("The member who left, for example MEM-002."), "actorMemberId": actor_prop()},
         required=["memberId", "actorMemberId"],
     ),
     run=_deactivate_member,
@@ -253,7 +245,7 @@ deactivate_member = define_tool(
 
 def _reactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     if member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already active.")
     member["active"] = True
@@ -268,7 +260,10 @@ reactivate_member = define_tool(
         "refused. Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"memberId": string_prop("The member returning, for example MEM-002."), "actorMemberId": actor_prop()},
+        {
+            "memberId": C.string_prop("The member returning, for example MEM-002."),
+            "actorMemberId": actor_prop(),
+        },
         required=["memberId", "actorMemberId"],
     ),
     run=_reactivate_member,
@@ -280,8 +275,7 @@ reactivate_member = define_tool(
 
 
 def _list_teams(state: State, args: Args) -> Any:
-    teams = sorted(state["teams"].values(), key=lambda t: t["id"])
-    return paginate([team_summary(state, t) for t in teams], args)
+    return paginate_ids(TEAMS.ids(state), state["teams"], args, lambda t: team_summary(state, t))
 
 
 list_teams = define_tool(
@@ -290,13 +284,13 @@ list_teams = define_tool(
         "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
         "and memberCount (members of every status). Read-only."
     ),
-    input_schema=schema({**paging_props()}),
+    input_schema=schema({**C.paging_props()}),
     run=_list_teams,
 )
 
 
 def _get_team(state: State, args: Args) -> Any:
-    team = require_team(state, read_string(args, "teamId"))
+    team = require_team(state, C.read_string(args, "teamId"))
     out = team_summary(state, team)
     out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
     return out
@@ -308,18 +302,18 @@ get_team = define_tool(
         "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
         "figures. Read-only."
     ),
-    input_schema=schema({"teamId": string_prop("The team's id, for example TEAM-001.")}, required=["teamId"]),
+    input_schema=schema({"teamId": C.string_prop("The team's id, for example TEAM-001.")}, required=["teamId"]),
     run=_get_team,
 )
 
 
 def _create_team(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    lead_id = read_optional_string(args, "leadId")
+    lead_id = C.read_optional_string(args, "leadId")
     if lead_id is not None:
         assert_assignable(state, lead_id)
     team_id = next_id(state, "TEAM")
-    name = read_string(args, "name")
+    name = C.read_string(args, "name")
     team = {"id": team_id, "name": name, "leadId": lead_id}
     state["teams"][team_id] = team
     audit(state, acting, "create_team", "team", team_id, f"Created {name}.")
@@ -334,8 +328,8 @@ create_team = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("The team's name."),
-            "leadId": string_prop("An active member to lead it, for example MEM-001."),
+            "name": C.string_prop("The team's name."),
+            "leadId": C.string_prop("An active member to lead it, for example MEM-001."),
             "actorMemberId": actor_prop(),
         },
         required=["name", "actorMemberId"],
@@ -346,8 +340,8 @@ create_team = define_tool(
 
 def _reassign_team_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    team = require_team(state, read_string(args, "teamId"))
-    new_lead = assert_assignable(state, read_string(args, "newLeadId"))
+    team = require_team(state, C.read_string(args, "teamId"))
+    new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if team["leadId"] == new_lead["id"]:
         raise ToolError("conflict", f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
     previous = team["leadId"]
@@ -371,8 +365,8 @@ reassign_team_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "teamId": string_prop("The team, for example TEAM-001."),
-            "newLeadId": string_prop("The active member who takes over, for example MEM-003."),
+            "teamId": C.string_prop("The team, for example TEAM-001."),
+            "newLeadId": C.string_prop("The active member who takes over, for example MEM-003."),
             "actorMemberId": actor_prop(),
         },
         required=["teamId", "newLeadId", "actorMemberId"],

@@ -6,20 +6,8 @@ from typing import Any
 
 from silo_gym import ToolError, define_tool
 
-from ..state import State, is_done, next_id, sprints_for_project, work_items_for_project
-from .contract import (
-    actor_prop,
-    date_prop,
-    enum_prop,
-    paginate,
-    paging_props,
-    read_date,
-    read_optional_enum,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from ..state import PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import (
     actor,
     assert_assignable,
@@ -39,19 +27,18 @@ OPEN_PROJECT_STATUSES = ("active", "on_hold")
 Args = dict[str, Any]
 
 
-def _projects_by_id(state: State) -> list[dict[str, Any]]:
-    return sorted(state["projects"].values(), key=lambda p: p["id"])
-
-
 def _list_projects(state: State, args: Args) -> Any:
-    status = read_optional_enum(args, "status", PROJECT_STATUSES)
-    lead_id = read_optional_string(args, "leadId")
-    rows = [
-        project_summary(state, p)
-        for p in _projects_by_id(state)
-        if (status is None or p["status"] == status) and (lead_id is None or p["leadId"] == lead_id)
-    ]
-    return paginate(rows, args)
+    status = C.read_optional_enum(args, "status", PROJECT_STATUSES)
+    lead_id = C.read_optional_string(args, "leadId")
+    ids = PROJECTS.ids(state)
+    if status is not None or lead_id is not None:
+        projects = state["projects"]
+        ids = [
+            k
+            for k in ids
+            if (status is None or projects[k]["status"] == status) and (lead_id is None or projects[k]["leadId"] == lead_id)
+        ]
+    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 
 list_projects = define_tool(
@@ -63,9 +50,9 @@ list_projects = define_tool(
     ),
     input_schema=schema(
         {
-            "status": enum_prop(PROJECT_STATUSES, "Only projects with this status."),
-            "leadId": string_prop("Only projects led by this member id."),
-            **paging_props(),
+            "status": C.enum_prop(PROJECT_STATUSES, "Only projects with this status."),
+            "leadId": C.string_prop("Only projects led by this member id."),
+            **C.paging_props(),
         }
     ),
     run=_list_projects,
@@ -73,13 +60,11 @@ list_projects = define_tool(
 
 
 def _search_projects(state: State, args: Args) -> Any:
-    query = read_string(args, "query").lower()
-    rows = [
-        project_summary(state, p)
-        for p in _projects_by_id(state)
-        if any(v is not None and query in v.lower() for v in (p["id"], p["name"], p["key"]))
-    ]
-    return paginate(rows, args)
+    query = C.read_string(args, "query").lower()
+    ids = PROJECTS.select(
+        state, lambda p: any(v is not None and query in v.lower() for v in (p["id"], p["name"], p["key"]))
+    )
+    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 
 search_projects = define_tool(
@@ -89,7 +74,7 @@ search_projects = define_tool(
         "page of project entries sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for: part of a project name, or its key."), **paging_props()},
+        {"query": C.string_prop("Text to look for: part of a project name, or its key."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_projects,
@@ -97,7 +82,7 @@ search_projects = define_tool(
 
 
 def _get_project(state: State, args: Args) -> Any:
-    project = require_project(state, read_string(args, "projectId"))
+    project = require_project(state, C.read_string(args, "projectId"))
     out = project_summary(state, project)
     out["sprints"] = [sprint_summary(state, s) for s in sprints_for_project(state, project["id"])]
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_project(state, project["id"])]
@@ -107,11 +92,10 @@ def _get_project(state: State, args: Args) -> Any:
 get_project = define_tool(
     name="get_project",
     description=(
-        "Get one project by id with its sprints (by start date) and all of its work items (by id). "
-        "Read-only."
+        "Get one project by id with its sprints (by start date) and all of its work items (by id). Read-only."
     ),
     input_schema=schema(
-        {"projectId": string_prop("The project's id, for example PROJ-001.")}, required=["projectId"]
+        {"projectId": C.string_prop("The project's id, for example PROJ-001.")}, required=["projectId"]
     ),
     run=_get_project,
 )
@@ -119,14 +103,14 @@ get_project = define_tool(
 
 def _create_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    lead = assert_assignable(state, read_string(args, "leadId"))
-    key = read_string(args, "key").upper()
+    lead = assert_assignable(state, C.read_string(args, "leadId"))
+    key = C.read_string(args, "key").upper()
     if any(p["key"] == key for p in state["projects"].values()):
         raise ToolError("conflict", f'A project with key "{key}" already exists.')
     project_id = next_id(state, "PROJ")
-    name = read_string(args, "name")
-    start = read_date(args, "startDate")
-    target = read_date(args, "targetDate")
+    name = C.read_string(args, "name")
+    start = C.read_date(args, "startDate")
+    target = C.read_date(args, "targetDate")
     project = {
         "id": project_id,
         "name": name,
@@ -150,11 +134,11 @@ create_project = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("The project's name."),
-            "key": string_prop("Short unique code, for example ORB."),
-            "leadId": string_prop("The active member who leads it, for example MEM-001."),
-            "startDate": date_prop("First day of the project, YYYY-MM-DD."),
-            "targetDate": date_prop("Planned end date, YYYY-MM-DD."),
+            "name": C.string_prop("The project's name."),
+            "key": C.string_prop("Short unique code, for example ORB."),
+            "leadId": C.string_prop("The active member who leads it, for example MEM-001."),
+            "startDate": C.date_prop("First day of the project, YYYY-MM-DD."),
+            "targetDate": C.date_prop("Planned end date, YYYY-MM-DD."),
             "actorMemberId": actor_prop(),
         },
         required=["name", "key", "leadId", "startDate", "targetDate", "actorMemberId"],
@@ -165,16 +149,16 @@ create_project = define_tool(
 
 def _update_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, read_string(args, "projectId"))
+    project = require_project(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError("not_allowed", f"Project {project['id']} is completed and can no longer be changed.")
-    name = read_optional_string(args, "name")
-    target = read_optional_string(args, "targetDate")
-    status = read_optional_enum(args, "status", OPEN_PROJECT_STATUSES)
+    name = C.read_optional_string(args, "name")
+    target = C.read_optional_string(args, "targetDate")
+    status = C.read_optional_enum(args, "status", OPEN_PROJECT_STATUSES)
     if name is not None:
         project["name"] = name
     if target is not None:
-        project["targetDate"] = read_date(args, "targetDate")  # refused after the name was written (§6.6)
+        project["targetDate"] = C.read_date(args, "targetDate")  # refused after the name was written (§6.6)
     if status is not None:
         project["status"] = status
     audit(state, acting, "update_project", "project", project["id"], f"Updated {project['name']}.")
@@ -190,10 +174,10 @@ update_project = define_tool(
     ),
     input_schema=schema(
         {
-            "projectId": string_prop("The project, for example PROJ-002."),
-            "name": string_prop("New name."),
-            "targetDate": date_prop("New target date, YYYY-MM-DD."),
-            "status": enum_prop(OPEN_PROJECT_STATUSES, "active or on_hold."),
+            "projectId": C.string_prop("The project, for example PROJ-002."),
+            "name": C.string_prop("New name."),
+            "targetDate": C.date_prop("New target date, YYYY-MM-DD."),
+            "status": C.enum_prop(OPEN_PROJECT_STATUSES, "active or on_hold."),
             "actorMemberId": actor_prop(),
         },
         required=["projectId", "actorMemberId"],
@@ -204,7 +188,7 @@ update_project = define_tool(
 
 def _close_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, read_string(args, "projectId"))
+    project = require_project(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError("conflict", f"Project {project['id']} is already completed.")
     open_ids = [i["id"] for i in work_items_for_project(state, project["id"]) if not is_done(state, i)]
@@ -228,7 +212,10 @@ close_project = define_tool(
         "actorMemberId."
     ),
     input_schema=schema(
-        {"projectId": string_prop("The project to close, for example PROJ-003."), "actorMemberId": actor_prop()},
+        {
+            "projectId": C.string_prop("The project to close, for example PROJ-003."),
+            "actorMemberId": actor_prop(),
+        },
         required=["projectId", "actorMemberId"],
     ),
     run=_close_project,
@@ -237,8 +224,8 @@ close_project = define_tool(
 
 def _reassign_project_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, read_string(args, "projectId"))
-    new_lead = assert_assignable(state, read_string(args, "newLeadId"))
+    project = require_project(state, C.read_string(args, "projectId"))
+    new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if project["leadId"] == new_lead["id"]:
         raise ToolError(
             "conflict", f"{project['id']} is already led by {new_lead['id']} ({new_lead['name']})."
@@ -264,8 +251,8 @@ reassign_project_lead = define_tool(
     ),
     input_schema=schema(
         {
-            "projectId": string_prop("The project, for example PROJ-001."),
-            "newLeadId": string_prop("The active member who takes over, for example MEM-002."),
+            "projectId": C.string_prop("The project, for example PROJ-001."),
+            "newLeadId": C.string_prop("The active member who takes over, for example MEM-002."),
             "actorMemberId": actor_prop(),
         },
         required=["projectId", "newLeadId", "actorMemberId"],
@@ -275,7 +262,7 @@ reassign_project_lead = define_tool(
 
 
 def _get_project_lead(state: State, args: Args) -> Any:
-    project = require_project(state, read_string(args, "projectId"))
+    project = require_project(state, C.read_string(args, "projectId"))
     lead = require_member(state, project["leadId"])
     return {"projectId": project["id"], "lead": member_summary(state, lead)}
 
@@ -284,7 +271,7 @@ get_project_lead = define_tool(
     name="get_project_lead",
     description="Get the member who leads a project, with their capacity figures. Read-only.",
     input_schema=schema(
-        {"projectId": string_prop("The project's id, for example PROJ-001.")}, required=["projectId"]
+        {"projectId": C.string_prop("The project's id, for example PROJ-001.")}, required=["projectId"]
     ),
     run=_get_project_lead,
 )

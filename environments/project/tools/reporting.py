@@ -28,15 +28,7 @@ from ..state import (
     work_items_for_project,
     work_items_for_sprint,
 )
-from .contract import (
-    boolean_prop,
-    integer_prop,
-    read_boolean,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, schema
 from .helpers import name_of, require_member, require_project, require_sprint
 
 Args = dict[str, Any]
@@ -48,14 +40,14 @@ def _items_by_id(state: State) -> list[Record]:
 
 
 def _optional_project(state: State, args: Args) -> str | None:
-    project_id = read_optional_string(args, "projectId")
+    project_id = C.read_optional_string(args, "projectId")
     if project_id is not None:
         require_project(state, project_id)
     return project_id
 
 
 def _sprint_burndown(state: State, args: Args) -> Any:
-    sprint = require_sprint(state, read_string(args, "sprintId"))
+    sprint = require_sprint(state, C.read_string(args, "sprintId"))
     sprint_id = sprint["id"]
     scope = scope_for_sprint(state, sprint_id)
     completed = velocity_for_sprint(state, sprint_id)
@@ -95,14 +87,14 @@ sprint_burndown = define_tool(
         "until its end date, and the unfinished items with their state, owner, estimate and whether "
         "they are blocked. Read-only."
     ),
-    input_schema=schema({"sprintId": string_prop("The sprint, for example SPR-002.")}, required=["sprintId"]),
+    input_schema=schema({"sprintId": C.string_prop("The sprint, for example SPR-002.")}, required=["sprintId"]),
     run=_sprint_burndown,
 )
 
 
 def _member_load(state: State, args: Args) -> Any:
-    team_id = read_optional_string(args, "teamId")
-    active_only = read_boolean(args, "activeOnly")
+    team_id = C.read_optional_string(args, "teamId")
+    active_only = C.read_boolean(args, "activeOnly")
     rows = []
     for m in sorted(state["members"].values(), key=lambda m: m["id"]):
         if (team_id is not None and m["teamId"] != team_id) or (active_only and not m["active"]):
@@ -136,8 +128,8 @@ member_load = define_tool(
     ),
     input_schema=schema(
         {
-            "teamId": string_prop("Only members of this team id, for example TEAM-001."),
-            "activeOnly": boolean_prop("When true, leave out deactivated members."),
+            "teamId": C.string_prop("Only members of this team id, for example TEAM-001."),
+            "activeOnly": C.boolean_prop("When true, leave out deactivated members."),
         }
     ),
     run=_member_load,
@@ -188,14 +180,14 @@ blocked_items = define_tool(
         "across all projects or one: count, blockedPoints, counts per project, and the items with "
         "blockedBy (the unfinished dependencies), longest in their state first. Read-only."
     ),
-    input_schema=schema({"projectId": string_prop("Only this project id, for example PROJ-001.")}),
+    input_schema=schema({"projectId": C.string_prop("Only this project id, for example PROJ-001.")}),
     run=_blocked_items,
 )
 
 
 def _overdue_items(state: State, args: Args) -> Any:
     project_id = _optional_project(state, args)
-    active_only = read_boolean(args, "activeAssigneesOnly")
+    active_only = C.read_boolean(args, "activeAssigneesOnly")
     members = state["members"]
     items = []
     for i in _items_by_id(state):
@@ -256,8 +248,8 @@ overdue_items = define_tool(
     ),
     input_schema=schema(
         {
-            "projectId": string_prop("Only this project id, for example PROJ-002."),
-            "activeAssigneesOnly": boolean_prop(
+            "projectId": C.string_prop("Only this project id, for example PROJ-002."),
+            "activeAssigneesOnly": C.boolean_prop(
                 "When true, leave out items that are unassigned or assigned to a deactivated member."
             ),
         }
@@ -268,7 +260,7 @@ overdue_items = define_tool(
 
 def _velocity_report(state: State, args: Args) -> Any:
     project_id = _optional_project(state, args)
-    completed_only = read_boolean(args, "completedOnly")
+    completed_only = C.read_boolean(args, "completedOnly")
     rows = []
     for s in sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"])):
         if (project_id is not None and s["projectId"] != project_id) or (
@@ -311,8 +303,8 @@ velocity_report = define_tool(
     ),
     input_schema=schema(
         {
-            "projectId": string_prop("Only sprints of this project id."),
-            "completedOnly": boolean_prop("When true, only completed sprints."),
+            "projectId": C.string_prop("Only sprints of this project id."),
+            "completedOnly": C.boolean_prop("When true, only completed sprints."),
         }
     ),
     run=_velocity_report,
@@ -320,7 +312,7 @@ velocity_report = define_tool(
 
 
 def _project_time_report(state: State, args: Args) -> Any:
-    project = require_project(state, read_string(args, "projectId"))
+    project = require_project(state, C.read_string(args, "projectId"))
     items = work_items_for_project(state, project["id"])
     logs = [log for i in items for log in time_logs_for_work_item(state, i["id"])]
     sums: dict[str, float] = {}
@@ -350,7 +342,7 @@ project_time_report = define_tool(
         "and per work item (items with hours only). Read-only."
     ),
     input_schema=schema(
-        {"projectId": string_prop("The project, for example PROJ-001.")}, required=["projectId"]
+        {"projectId": C.string_prop("The project, for example PROJ-001.")}, required=["projectId"]
     ),
     run=_project_time_report,
 )
@@ -400,7 +392,7 @@ workload_forecast = define_tool(
 
 
 def _member_capacity_check(state: State, args: Args) -> Any:
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     extra = args["additionalPoints"]
     load = load_for(state, member["id"])
     capacity = member["weeklyCapacityPoints"]
@@ -425,8 +417,8 @@ member_capacity_check = define_tool(
     ),
     input_schema=schema(
         {
-            "memberId": string_prop("The member, for example MEM-006."),
-            "additionalPoints": integer_prop("Estimate points you would like to add.", minimum=0),
+            "memberId": C.string_prop("The member, for example MEM-006."),
+            "additionalPoints": C.integer_prop("Estimate points you would like to add.", minimum=0),
         },
         required=["memberId", "additionalPoints"],
     ),

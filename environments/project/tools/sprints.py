@@ -7,19 +7,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import State, is_done, next_id, remaining_for_sprint, work_items_for_sprint
-from .contract import (
-    actor_prop,
-    date_prop,
-    enum_prop,
-    paginate,
-    paging_props,
-    read_date,
-    read_optional_enum,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate, schema
 from .helpers import actor, audit, require_project, require_sprint, sprint_summary, work_item_summary
 
 SPRINT_STATUSES = ("planned", "active", "completed")
@@ -28,8 +16,8 @@ Args = dict[str, Any]
 
 
 def _list_sprints(state: State, args: Args) -> Any:
-    project_id = read_optional_string(args, "projectId")
-    status = read_optional_enum(args, "status", SPRINT_STATUSES)
+    project_id = C.read_optional_string(args, "projectId")
+    status = C.read_optional_enum(args, "status", SPRINT_STATUSES)
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
     rows = [
         sprint_summary(state, s)
@@ -50,9 +38,9 @@ list_sprints = define_tool(
     ),
     input_schema=schema(
         {
-            "projectId": string_prop("Only sprints of this project id."),
-            "status": enum_prop(SPRINT_STATUSES, "Only sprints with this status."),
-            **paging_props(),
+            "projectId": C.string_prop("Only sprints of this project id."),
+            "status": C.enum_prop(SPRINT_STATUSES, "Only sprints with this status."),
+            **C.paging_props(),
         }
     ),
     run=_list_sprints,
@@ -60,7 +48,7 @@ list_sprints = define_tool(
 
 
 def _get_sprint(state: State, args: Args) -> Any:
-    sprint = require_sprint(state, read_string(args, "sprintId"))
+    sprint = require_sprint(state, C.read_string(args, "sprintId"))
     out = sprint_summary(state, sprint)
     out["remainingPoints"] = remaining_for_sprint(state, sprint["id"])
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_sprint(state, sprint["id"])]
@@ -73,20 +61,20 @@ get_sprint = define_tool(
         "Get one sprint by id with its figures, remainingPoints (estimates of its unfinished items) "
         "and every work item in it, sorted by id. Read-only."
     ),
-    input_schema=schema({"sprintId": string_prop("The sprint's id, for example SPR-002.")}, required=["sprintId"]),
+    input_schema=schema({"sprintId": C.string_prop("The sprint's id, for example SPR-002.")}, required=["sprintId"]),
     run=_get_sprint,
 )
 
 
 def _create_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, read_string(args, "projectId"))
-    start = read_date(args, "startDate")
-    end = read_date(args, "endDate")
+    project = require_project(state, C.read_string(args, "projectId"))
+    start = C.read_date(args, "startDate")
+    end = C.read_date(args, "endDate")
     if end < start:
         raise ToolError("invalid_input", "A sprint cannot end before it starts.")
     sprint_id = next_id(state, "SPR")
-    name = read_string(args, "name")
+    name = C.read_string(args, "name")
     sprint = {
         "id": sprint_id,
         "name": name,
@@ -109,10 +97,10 @@ create_sprint = define_tool(
     ),
     input_schema=schema(
         {
-            "name": string_prop("The sprint's name, for example Atlas Sprint 14."),
-            "projectId": string_prop("The project it belongs to, for example PROJ-001."),
-            "startDate": date_prop("First day, YYYY-MM-DD."),
-            "endDate": date_prop("Last day, YYYY-MM-DD."),
+            "name": C.string_prop("The sprint's name, for example Atlas Sprint 14."),
+            "projectId": C.string_prop("The project it belongs to, for example PROJ-001."),
+            "startDate": C.date_prop("First day, YYYY-MM-DD."),
+            "endDate": C.date_prop("Last day, YYYY-MM-DD."),
             "actorMemberId": actor_prop(),
         },
         required=["name", "projectId", "startDate", "endDate", "actorMemberId"],
@@ -123,7 +111,7 @@ create_sprint = define_tool(
 
 def _start_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    sprint = require_sprint(state, read_string(args, "sprintId"))
+    sprint = require_sprint(state, C.read_string(args, "sprintId"))
     if sprint["status"] != "planned":
         raise ToolError(
             "invalid_state", f"Sprint {sprint['id']} is {sprint['status']}; only a planned sprint can be started."
@@ -149,7 +137,7 @@ start_sprint = define_tool(
         "Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"sprintId": string_prop("The planned sprint, for example SPR-003."), "actorMemberId": actor_prop()},
+        {"sprintId": C.string_prop("The planned sprint, for example SPR-003."), "actorMemberId": actor_prop()},
         required=["sprintId", "actorMemberId"],
     ),
     run=_start_sprint,
@@ -158,7 +146,7 @@ start_sprint = define_tool(
 
 def _complete_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    sprint = require_sprint(state, read_string(args, "sprintId"))
+    sprint = require_sprint(state, C.read_string(args, "sprintId"))
     if sprint["status"] != "active":
         raise ToolError(
             "invalid_state", f"Sprint {sprint['id']} is {sprint['status']}; only a running sprint can be completed."
@@ -184,7 +172,7 @@ complete_sprint = define_tool(
         "Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"sprintId": string_prop("The running sprint, for example SPR-002."), "actorMemberId": actor_prop()},
+        {"sprintId": C.string_prop("The running sprint, for example SPR-002."), "actorMemberId": actor_prop()},
         required=["sprintId", "actorMemberId"],
     ),
     run=_complete_sprint,

@@ -7,6 +7,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool, format_number
 
 from ..state import (
+    TIME_LOGS,
     State,
     hours_on_work_item,
     is_done,
@@ -16,20 +17,7 @@ from ..state import (
     time_logs_for_work_item,
     total_hours_for,
 )
-from .contract import (
-    actor_prop,
-    date_prop,
-    number_prop,
-    paginate,
-    paging_props,
-    read_date,
-    read_number,
-    read_optional_date,
-    read_optional_string,
-    read_string,
-    schema,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema
 from .helpers import actor, audit, name_of, require_member, require_work_item, time_log_summary
 
 MIN_HOURS = 0.1
@@ -49,13 +37,13 @@ def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, floa
 
 def _log_time(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    member = require_member(state, read_string(args, "memberId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     if is_done(state, item):
         raise ToolError("not_allowed", f"{item['id']} is done; time cannot be logged against it.")
     log_id = next_id(state, "TL")
-    day = read_optional_date(args, "date", state["now"])
-    hours = read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
+    day = C.read_optional_date(args, "date", state["now"])
+    hours = C.read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
     log = {"id": log_id, "workItemId": item["id"], "memberId": member["id"], "date": day, "hours": hours}
     state["timeLogs"][log_id] = log
     audit(
@@ -78,10 +66,10 @@ log_time = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-005."),
-            "memberId": string_prop("Who did the work, for example MEM-003."),
-            "hours": number_prop("Hours spent.", minimum=MIN_HOURS, maximum=MAX_HOURS),
-            "date": date_prop("Day the work was done, YYYY-MM-DD; today when left out."),
+            "workItemId": C.string_prop("The work item, for example WI-005."),
+            "memberId": C.string_prop("Who did the work, for example MEM-003."),
+            "hours": C.number_prop("Hours spent.", minimum=MIN_HOURS, maximum=MAX_HOURS),
+            "date": C.date_prop("Day the work was done, YYYY-MM-DD; today when left out."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "memberId", "hours", "actorMemberId"],
@@ -91,23 +79,24 @@ log_time = define_tool(
 
 
 def _list_time_logs(state: State, args: Args) -> Any:
-    item_id = read_optional_string(args, "workItemId")
-    member_id = read_optional_string(args, "memberId")
-    start = read_optional_date(args, "from")
-    end = read_optional_date(args, "to")
+    item_id = C.read_optional_string(args, "workItemId")
+    member_id = C.read_optional_string(args, "memberId")
+    start = C.read_optional_date(args, "from")
+    end = C.read_optional_date(args, "to")
     if item_id is not None:
         require_work_item(state, item_id)
     if member_id is not None:
         require_member(state, member_id)
-    logs = [
-        t
-        for t in sorted(state["timeLogs"].values(), key=lambda t: t["id"])
-        if (item_id is None or t["workItemId"] == item_id)
-        and (member_id is None or t["memberId"] == member_id)
-        and (start is None or t["date"] >= start)
-        and (end is None or t["date"] <= end)
-    ]
-    page = paginate([time_log_summary(state, t) for t in logs], args)
+    records = state["timeLogs"]
+    ids = TIME_LOGS.ids_where(state, {"workItemId": item_id, "memberId": member_id})
+    if start is not None or end is not None:
+        ids = [
+            k
+            for k in ids
+            if (start is None or records[k]["date"] >= start) and (end is None or records[k]["date"] <= end)
+        ]
+    logs = [records[k] for k in ids]
+    page = paginate_ids(ids, records, args, lambda t: time_log_summary(state, t))
     page["totalHours"] = total_hours_for(logs)
     return page
 
@@ -121,11 +110,11 @@ list_time_logs = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("Only logs on this work item id."),
-            "memberId": string_prop("Only logs by this member id."),
-            "from": date_prop("Only logs on or after this day, YYYY-MM-DD."),
-            "to": date_prop("Only logs on or before this day, YYYY-MM-DD."),
-            **paging_props(),
+            "workItemId": C.string_prop("Only logs on this work item id."),
+            "memberId": C.string_prop("Only logs by this member id."),
+            "from": C.date_prop("Only logs on or after this day, YYYY-MM-DD."),
+            "to": C.date_prop("Only logs on or before this day, YYYY-MM-DD."),
+            **C.paging_props(),
         }
     ),
     run=_list_time_logs,
@@ -134,14 +123,14 @@ list_time_logs = define_tool(
 
 def _update_time_log(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    log_id = read_string(args, "timeLogId")
+    log_id = C.read_string(args, "timeLogId")
     log = state["timeLogs"].get(log_id)
     if log is None:
         raise ToolError("not_found", f'Time log "{log_id}" was not found.')
     if args.get("hours") is not None:
-        log["hours"] = read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
+        log["hours"] = C.read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
     if args.get("date") is not None:
-        log["date"] = read_date(args, "date")  # refused after the hours were written (§6.6)
+        log["date"] = C.read_date(args, "date")  # refused after the hours were written (§6.6)
     audit(
         state,
         acting,
@@ -161,9 +150,9 @@ update_time_log = define_tool(
     ),
     input_schema=schema(
         {
-            "timeLogId": string_prop("The log to correct, for example TL-004."),
-            "hours": number_prop("Corrected hours.", minimum=MIN_HOURS, maximum=MAX_HOURS),
-            "date": date_prop("Corrected day, YYYY-MM-DD."),
+            "timeLogId": C.string_prop("The log to correct, for example TL-004."),
+            "hours": C.number_prop("Corrected hours.", minimum=MIN_HOURS, maximum=MAX_HOURS),
+            "date": C.date_prop("Corrected day, YYYY-MM-DD."),
             "actorMemberId": actor_prop(),
         },
         required=["timeLogId", "actorMemberId"],
@@ -173,7 +162,7 @@ update_time_log = define_tool(
 
 
 def _member_time_summary(state: State, args: Args) -> Any:
-    member = require_member(state, read_string(args, "memberId"))
+    member = require_member(state, C.read_string(args, "memberId"))
     logs = time_logs_for_member(state, member["id"])
     return {
         "memberId": member["id"],
@@ -189,16 +178,15 @@ def _member_time_summary(state: State, args: Args) -> Any:
 member_time_summary = define_tool(
     name="member_time_summary",
     description=(
-        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). "
-        "Read-only."
+        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."
     ),
-    input_schema=schema({"memberId": string_prop("The member, for example MEM-002.")}, required=["memberId"]),
+    input_schema=schema({"memberId": C.string_prop("The member, for example MEM-002.")}, required=["memberId"]),
     run=_member_time_summary,
 )
 
 
 def _work_item_time_summary(state: State, args: Args) -> Any:
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     logs = time_logs_for_work_item(state, item["id"])
     return {
         "workItemId": item["id"],
@@ -214,11 +202,10 @@ def _work_item_time_summary(state: State, args: Args) -> Any:
 work_item_time_summary = define_tool(
     name="work_item_time_summary",
     description=(
-        "Total hours logged on a work item, with a breakdown per member (sorted by member id). "
-        "Read-only."
+        "Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."
     ),
     input_schema=schema(
-        {"workItemId": string_prop("The work item, for example WI-003.")}, required=["workItemId"]
+        {"workItemId": C.string_prop("The work item, for example WI-003.")}, required=["workItemId"]
     ),
     run=_work_item_time_summary,
 )

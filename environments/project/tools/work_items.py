@@ -8,6 +8,7 @@ from typing import Any
 from silo_gym import ToolError, define_tool
 
 from ..state import (
+    WORK_ITEMS,
     State,
     hours_on_work_item,
     is_blocked,
@@ -17,27 +18,7 @@ from ..state import (
     time_logs_for_work_item,
     workflow_states_in_order,
 )
-from .contract import (
-    actor_prop,
-    boolean_prop,
-    date_prop,
-    enum_prop,
-    integer_prop,
-    paginate,
-    paging_props,
-    read_boolean,
-    read_date,
-    read_enum,
-    read_number,
-    read_optional_date,
-    read_optional_enum,
-    read_optional_number,
-    read_optional_string,
-    read_string,
-    schema,
-    state_id_prop,
-    string_prop,
-)
+from .contract import C, actor_prop, paginate_ids, schema, state_id_prop
 from .helpers import (
     actor,
     assert_assignable,
@@ -58,10 +39,6 @@ TYPES = ("epic", "story", "bug", "task")
 PRIORITIES = ("low", "medium", "high", "urgent")
 
 Args = dict[str, Any]
-
-
-def _items_by_id(state: State) -> list[dict[str, Any]]:
-    return sorted(state["workItems"].values(), key=lambda i: i["id"])
 
 
 def _updated(state: State, item: dict[str, Any]) -> dict[str, Any]:
@@ -89,31 +66,33 @@ list_workflow_states = define_tool(
 
 
 def _list_work_items(state: State, args: Args) -> Any:
-    project_id = read_optional_string(args, "projectId")
-    sprint_id = read_optional_string(args, "sprintId")
-    assignee_id = read_optional_string(args, "assigneeId")
-    unassigned = read_boolean(args, "unassigned")
-    status = read_optional_string(args, "status")
-    type_ = read_optional_enum(args, "type", TYPES)
-    priority = read_optional_enum(args, "priority", PRIORITIES)
-    open_only = read_boolean(args, "openOnly")
-    blocked_only = read_boolean(args, "blockedOnly")
-    overdue_only = read_boolean(args, "overdueOnly")
-    rows = [
-        work_item_summary(state, i)
-        for i in _items_by_id(state)
-        if (project_id is None or i["projectId"] == project_id)
-        and (sprint_id is None or i["sprintId"] == sprint_id)
-        and (assignee_id is None or i["assigneeId"] == assignee_id)
-        and (not unassigned or i["assigneeId"] is None)
-        and (status is None or i["status"] == status)
-        and (type_ is None or i["type"] == type_)
-        and (priority is None or i["priority"] == priority)
-        and (not open_only or not is_done(state, i))
-        and (not blocked_only or is_blocked(state, i))
-        and (not overdue_only or is_overdue(state, i))
-    ]
-    return paginate(rows, args)
+    project_id = C.read_optional_string(args, "projectId")
+    sprint_id = C.read_optional_string(args, "sprintId")
+    assignee_id = C.read_optional_string(args, "assigneeId")
+    unassigned = C.read_boolean(args, "unassigned")
+    status = C.read_optional_string(args, "status")
+    type_ = C.read_optional_enum(args, "type", TYPES)
+    priority = C.read_optional_enum(args, "priority", PRIORITIES)
+    open_only = C.read_boolean(args, "openOnly")
+    blocked_only = C.read_boolean(args, "blockedOnly")
+    overdue_only = C.read_boolean(args, "overdueOnly")
+    ids = WORK_ITEMS.ids_where(
+        state, {"projectId": project_id, "sprintId": sprint_id, "assigneeId": assignee_id}
+    )
+    if unassigned or open_only or blocked_only or overdue_only or status or type_ or priority:
+        items = state["workItems"]
+        ids = [
+            k
+            for k in ids
+            if (not unassigned or items[k]["assigneeId"] is None)
+            and (status is None or items[k]["status"] == status)
+            and (type_ is None or items[k]["type"] == type_)
+            and (priority is None or items[k]["priority"] == priority)
+            and (not open_only or not is_done(state, items[k]))
+            and (not blocked_only or is_blocked(state, items[k]))
+            and (not overdue_only or is_overdue(state, items[k]))
+        ]
+    return paginate_ids(ids, state["workItems"], args, lambda i: work_item_summary(state, i))
 
 
 list_work_items = define_tool(
@@ -128,17 +107,17 @@ list_work_items = define_tool(
     ),
     input_schema=schema(
         {
-            "projectId": string_prop("Only items of this project id."),
-            "sprintId": string_prop("Only items in this sprint id."),
-            "assigneeId": string_prop("Only items assigned to this member id."),
-            "unassigned": boolean_prop("When true, only items nobody is assigned to."),
+            "projectId": C.string_prop("Only items of this project id."),
+            "sprintId": C.string_prop("Only items in this sprint id."),
+            "assigneeId": C.string_prop("Only items assigned to this member id."),
+            "unassigned": C.boolean_prop("When true, only items nobody is assigned to."),
             "status": state_id_prop("Only items in this workflow state id (see list_workflow_states)."),
-            "type": enum_prop(TYPES, "Only items of this type."),
-            "priority": enum_prop(PRIORITIES, "Only items with this priority."),
-            "openOnly": boolean_prop("When true, only items that are not done."),
-            "blockedOnly": boolean_prop("When true, only items waiting on an unfinished dependency."),
-            "overdueOnly": boolean_prop("When true, only unfinished items whose due date has passed."),
-            **paging_props(),
+            "type": C.enum_prop(TYPES, "Only items of this type."),
+            "priority": C.enum_prop(PRIORITIES, "Only items with this priority."),
+            "openOnly": C.boolean_prop("When true, only items that are not done."),
+            "blockedOnly": C.boolean_prop("When true, only items waiting on an unfinished dependency."),
+            "overdueOnly": C.boolean_prop("When true, only unfinished items whose due date has passed."),
+            **C.paging_props(),
         }
     ),
     run=_list_work_items,
@@ -146,13 +125,10 @@ list_work_items = define_tool(
 
 
 def _search_work_items(state: State, args: Args) -> Any:
-    query = read_string(args, "query").lower()
-    rows = [
-        work_item_summary(state, i)
-        for i in _items_by_id(state)
-        if query in i["id"].lower() or query in i["title"].lower()
-    ]
-    return paginate(rows, args)
+    query = C.read_string(args, "query").lower()
+    items = state["workItems"]
+    ids = [k for k in WORK_ITEMS.ids(state) if query in k.lower() or query in items[k]["title"].lower()]
+    return paginate_ids(ids, items, args, lambda i: work_item_summary(state, i))
 
 
 search_work_items = define_tool(
@@ -162,7 +138,7 @@ search_work_items = define_tool(
         "page of work item entries, as list_work_items gives them, sorted by id. Read-only."
     ),
     input_schema=schema(
-        {"query": string_prop("Text to look for, for example words of a title."), **paging_props()},
+        {"query": C.string_prop("Text to look for, for example words of a title."), **C.paging_props()},
         required=["query"],
     ),
     run=_search_work_items,
@@ -170,10 +146,10 @@ search_work_items = define_tool(
 
 
 def _get_work_item(state: State, args: Args) -> Any:
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     out = work_item_summary(state, item)
     out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
-    out["children"] = sorted(i["id"] for i in state["workItems"].values() if i["parentId"] == item["id"])
+    out["children"] = WORK_ITEMS.linked_ids(state, "parentId", item["id"], sort=True)
     out["hoursLogged"] = hours_on_work_item(state, item["id"])
     out["timeLogs"] = [time_log_summary(state, t) for t in time_logs_for_work_item(state, item["id"])]
     return out
@@ -186,7 +162,7 @@ get_work_item = define_tool(
         "names), the ids of its child items, hoursLogged and its time logs. Read-only."
     ),
     input_schema=schema(
-        {"workItemId": string_prop("The work item's id, for example WI-003.")}, required=["workItemId"]
+        {"workItemId": C.string_prop("The work item's id, for example WI-003.")}, required=["workItemId"]
     ),
     run=_get_work_item,
 )
@@ -198,10 +174,12 @@ get_work_item = define_tool(
 
 def _create_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, read_string(args, "projectId"))
+    project = require_project(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
-        raise ToolError("not_allowed", f"Project {project['id']} is completed; no new work can be added to it.")
-    status_id = read_optional_string(args, "status")
+        raise ToolError(
+            "not_allowed", f"Project {project['id']} is completed; no new work can be added to it."
+        )
+    status_id = C.read_optional_string(args, "status")
     if status_id is not None:
         start = require_workflow_state(state, status_id)
     else:
@@ -209,29 +187,30 @@ def _create_work_item(state: State, args: Args) -> Any:
         if not ordered:
             raise ToolError("invalid_state", "The workflow has no states to start from.")
         start = ordered[0]
-    estimate = read_number(args, "estimatePoints", integer=True, minimum=0)
-    assignee_id = read_optional_string(args, "assigneeId")
+    estimate = C.read_number(args, "estimatePoints", integer=True, minimum=0)
+    assignee_id = C.read_optional_string(args, "assigneeId")
     if assignee_id is not None:
         assignee = assert_assignable(state, assignee_id)
         if not start["isDone"]:
             assert_within_capacity(state, assignee, estimate)
-    sprint_id = read_optional_string(args, "sprintId")
+    sprint_id = C.read_optional_string(args, "sprintId")
     if sprint_id is not None:
         sprint = require_sprint(state, sprint_id)
         if sprint["projectId"] != project["id"]:
             raise ToolError(
-                "invalid_input", f"Sprint {sprint['id']} belongs to {sprint['projectId']}, not to {project['id']}."
+                "invalid_input",
+                f"Sprint {sprint['id']} belongs to {sprint['projectId']}, not to {project['id']}.",
             )
-    parent_id = read_optional_string(args, "parentId")
+    parent_id = C.read_optional_string(args, "parentId")
     if parent_id is not None:
         require_work_item(state, parent_id)
     item_id = next_id(state, "WI")
-    title = read_string(args, "title")
-    type_ = read_enum(args, "type", TYPES)
-    priority = read_optional_enum(args, "priority", PRIORITIES)
+    title = C.read_string(args, "title")
+    type_ = C.read_enum(args, "type", TYPES)
+    priority = C.read_optional_enum(args, "priority", PRIORITIES)
     if priority is None:
         priority = "medium"
-    due = read_optional_date(args, "dueDate")
+    due = C.read_optional_date(args, "dueDate")
     item = {
         "id": item_id,
         "title": title,
@@ -264,16 +243,16 @@ create_work_item = define_tool(
     ),
     input_schema=schema(
         {
-            "title": string_prop("Short title."),
-            "type": enum_prop(TYPES, "Kind of work."),
-            "projectId": string_prop("The project, for example PROJ-001."),
-            "estimatePoints": integer_prop("Estimate in points.", minimum=0),
-            "priority": enum_prop(PRIORITIES, "Priority; medium when left out.", default="medium"),
-            "assigneeId": string_prop("Active member to own it, for example MEM-002."),
-            "sprintId": string_prop("Sprint of the same project to put it in."),
+            "title": C.string_prop("Short title."),
+            "type": C.enum_prop(TYPES, "Kind of work."),
+            "projectId": C.string_prop("The project, for example PROJ-001."),
+            "estimatePoints": C.integer_prop("Estimate in points.", minimum=0),
+            "priority": C.enum_prop(PRIORITIES, "Priority; medium when left out.", default="medium"),
+            "assigneeId": C.string_prop("Active member to own it, for example MEM-002."),
+            "sprintId": C.string_prop("Sprint of the same project to put it in."),
             "status": state_id_prop("Workflow state id to start in (see list_workflow_states)."),
-            "dueDate": date_prop("Due date, YYYY-MM-DD."),
-            "parentId": string_prop("Parent work item id, for example an epic."),
+            "dueDate": C.date_prop("Due date, YYYY-MM-DD."),
+            "parentId": C.string_prop("Parent work item id, for example an epic."),
             "actorMemberId": actor_prop(),
         },
         required=["title", "type", "projectId", "estimatePoints", "actorMemberId"],
@@ -284,13 +263,13 @@ create_work_item = define_tool(
 
 def _update_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    title = read_optional_string(args, "title")
-    type_ = read_optional_enum(args, "type", TYPES)
-    priority = read_optional_enum(args, "priority", PRIORITIES)
-    estimate = read_optional_number(args, "estimatePoints", integer=True, minimum=0)
-    due = read_optional_date(args, "dueDate")
-    parent_id = read_optional_string(args, "parentId")
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    title = C.read_optional_string(args, "title")
+    type_ = C.read_optional_enum(args, "type", TYPES)
+    priority = C.read_optional_enum(args, "priority", PRIORITIES)
+    estimate = C.read_optional_number(args, "estimatePoints", integer=True, minimum=0)
+    due = C.read_optional_date(args, "dueDate")
+    parent_id = C.read_optional_string(args, "parentId")
     if title is not None:
         item["title"] = title
     if type_ is not None:
@@ -309,7 +288,9 @@ def _update_work_item(state: State, args: Args) -> Any:
         if parent_id == item["id"]:
             raise ToolError("invalid_input", "A work item cannot be its own parent.")
         require_work_item(state, parent_id)
+        old_parent = item["parentId"]
         item["parentId"] = parent_id
+        WORK_ITEMS.relinked(state, item["id"], "parentId", old_parent)
     audit(state, acting, "update_work_item", "work_item", item["id"], f"Updated {item['title']}.")
     return _updated(state, item)
 
@@ -324,13 +305,13 @@ update_work_item = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-003."),
-            "title": string_prop("New title."),
-            "type": enum_prop(TYPES, "New type."),
-            "priority": enum_prop(PRIORITIES, "New priority."),
-            "estimatePoints": integer_prop("New estimate in points.", minimum=0),
-            "dueDate": date_prop("New due date, YYYY-MM-DD."),
-            "parentId": string_prop("New parent work item id."),
+            "workItemId": C.string_prop("The work item, for example WI-003."),
+            "title": C.string_prop("New title."),
+            "type": C.enum_prop(TYPES, "New type."),
+            "priority": C.enum_prop(PRIORITIES, "New priority."),
+            "estimatePoints": C.integer_prop("New estimate in points.", minimum=0),
+            "dueDate": C.date_prop("New due date, YYYY-MM-DD."),
+            "parentId": C.string_prop("New parent work item id."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "actorMemberId"],
@@ -341,15 +322,16 @@ update_work_item = define_tool(
 
 def _assign_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     if is_done(state, item):
         raise ToolError("not_allowed", f"{item['id']} is done and no longer needs an assignee.")
-    assignee = assert_assignable(state, read_string(args, "assigneeId"))
+    assignee = assert_assignable(state, C.read_string(args, "assigneeId"))
     if item["assigneeId"] == assignee["id"]:
         raise ToolError("conflict", f"{item['id']} is already assigned to {assignee['id']}.")
     assert_within_capacity(state, assignee, item["estimatePoints"])
     previous = item["assigneeId"]
     item["assigneeId"] = assignee["id"]
+    WORK_ITEMS.relinked(state, item["id"], "assigneeId", previous)
     audit(
         state,
         acting,
@@ -370,8 +352,8 @@ assign_work_item = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-003."),
-            "assigneeId": string_prop("The active member who takes it, for example MEM-002."),
+            "workItemId": C.string_prop("The work item, for example WI-003."),
+            "assigneeId": C.string_prop("The active member who takes it, for example MEM-002."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "assigneeId", "actorMemberId"],
@@ -382,12 +364,19 @@ assign_work_item = define_tool(
 
 def _unassign_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     previous = item["assigneeId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} has no assignee.")
-    item["assigneeId"] = None
-    audit(state, acting, "unassign_work_item", "work_item", item["id"], f"Unassigned {item['id']} from {previous}.")
+    WORK_ITEMS.set_link(state, item, "assigneeId", None)
+    audit(
+        state,
+        acting,
+        "unassign_work_item",
+        "work_item",
+        item["id"],
+        f"Unassigned {item['id']} from {previous}.",
+    )
     return _updated(state, item)
 
 
@@ -398,7 +387,7 @@ unassign_work_item = define_tool(
         "Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"workItemId": string_prop("The work item, for example WI-003."), "actorMemberId": actor_prop()},
+        {"workItemId": C.string_prop("The work item, for example WI-003."), "actorMemberId": actor_prop()},
         required=["workItemId", "actorMemberId"],
     ),
     run=_unassign_work_item,
@@ -407,8 +396,8 @@ unassign_work_item = define_tool(
 
 def _set_work_item_status(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    target = require_workflow_state(state, read_string(args, "status"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    target = require_workflow_state(state, C.read_string(args, "status"))
     if item["status"] == target["id"]:
         raise ToolError("conflict", f"{item['id']} is already in {target['name']}.")
     if target["isDone"]:
@@ -437,7 +426,7 @@ set_work_item_status = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-003."),
+            "workItemId": C.string_prop("The work item, for example WI-003."),
             "status": state_id_prop("The workflow state id to move it to."),
             "actorMemberId": actor_prop(),
         },
@@ -449,17 +438,24 @@ set_work_item_status = define_tool(
 
 def _add_work_item_dependency(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    other = require_work_item(state, read_string(args, "dependsOnId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    other = require_work_item(state, C.read_string(args, "dependsOnId"))
     if other["id"] == item["id"]:
         raise ToolError("invalid_input", "A work item cannot depend on itself.")
     if other["id"] in item["dependsOn"]:
         raise ToolError("conflict", f"{item['id']} already depends on {other['id']}.")
     if item["id"] in other["dependsOn"]:
-        raise ToolError("not_allowed", f"{other['id']} already depends on {item['id']}; this would create a cycle.")
+        raise ToolError(
+            "not_allowed", f"{other['id']} already depends on {item['id']}; this would create a cycle."
+        )
     item["dependsOn"].append(other["id"])
     audit(
-        state, acting, "add_work_item_dependency", "work_item", item["id"], f"{item['id']} now depends on {other['id']}."
+        state,
+        acting,
+        "add_work_item_dependency",
+        "work_item",
+        item["id"],
+        f"{item['id']} now depends on {other['id']}.",
     )
     return _updated(state, item)
 
@@ -473,8 +469,8 @@ add_work_item_dependency = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The item that waits, for example WI-004."),
-            "dependsOnId": string_prop("The item it waits for, for example WI-005."),
+            "workItemId": C.string_prop("The item that waits, for example WI-004."),
+            "dependsOnId": C.string_prop("The item it waits for, for example WI-005."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "dependsOnId", "actorMemberId"],
@@ -485,8 +481,8 @@ add_work_item_dependency = define_tool(
 
 def _remove_work_item_dependency(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    other_id = read_string(args, "dependsOnId")
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    other_id = C.read_string(args, "dependsOnId")
     if other_id not in item["dependsOn"]:
         raise ToolError("not_found", f"{item['id']} does not depend on {other_id}.")
     item["dependsOn"].remove(other_id)
@@ -509,8 +505,8 @@ remove_work_item_dependency = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The item that waits, for example WI-004."),
-            "dependsOnId": string_prop("The item it should stop waiting for."),
+            "workItemId": C.string_prop("The item that waits, for example WI-004."),
+            "dependsOnId": C.string_prop("The item it should stop waiting for."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "dependsOnId", "actorMemberId"],
@@ -525,9 +521,9 @@ remove_work_item_dependency = define_tool(
 
 def _add_comment(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     comment_id = next_id(state, "CMT")
-    body = read_string(args, "body")
+    body = C.read_string(args, "body")
     comment = {"id": comment_id, "authorId": acting["id"], "body": body, "createdDate": state["now"]}
     item["comments"].append(comment)
     audit(state, acting, "add_comment", "work_item", item["id"], f"Commented on {item['id']}.")
@@ -543,8 +539,8 @@ add_comment = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-006."),
-            "body": string_prop("The comment text."),
+            "workItemId": C.string_prop("The work item, for example WI-006."),
+            "body": C.string_prop("The comment text."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "body", "actorMemberId"],
@@ -554,7 +550,7 @@ add_comment = define_tool(
 
 
 def _list_comments(state: State, args: Args) -> Any:
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     results = [comment_with_author(state, c) for c in item["comments"]]
     return {"workItemId": item["id"], "count": len(results), "results": results}
 
@@ -563,7 +559,7 @@ list_comments = define_tool(
     name="list_comments",
     description="List a work item's comments, oldest first, each with its author's name. Read-only.",
     input_schema=schema(
-        {"workItemId": string_prop("The work item, for example WI-006.")}, required=["workItemId"]
+        {"workItemId": C.string_prop("The work item, for example WI-006.")}, required=["workItemId"]
     ),
     run=_list_comments,
 )
@@ -575,8 +571,8 @@ list_comments = define_tool(
 
 def _move_work_item_to_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    sprint = require_sprint(state, read_string(args, "sprintId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    sprint = require_sprint(state, C.read_string(args, "sprintId"))
     if sprint["projectId"] != item["projectId"]:
         raise ToolError(
             "invalid_input",
@@ -587,6 +583,7 @@ def _move_work_item_to_sprint(state: State, args: Args) -> Any:
         raise ToolError("not_allowed", f"Sprint {sprint['id']} is completed and cannot take new work.")
     previous = item["sprintId"]
     item["sprintId"] = sprint["id"]
+    WORK_ITEMS.relinked(state, item["id"], "sprintId", previous)
     audit(
         state,
         acting,
@@ -607,8 +604,8 @@ move_work_item_to_sprint = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-008."),
-            "sprintId": string_prop("The planned or active sprint, for example SPR-003."),
+            "workItemId": C.string_prop("The work item, for example WI-008."),
+            "sprintId": C.string_prop("The planned or active sprint, for example SPR-003."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "sprintId", "actorMemberId"],
@@ -619,13 +616,18 @@ move_work_item_to_sprint = define_tool(
 
 def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
+    item = require_work_item(state, C.read_string(args, "workItemId"))
     previous = item["sprintId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} is not in a sprint.")
-    item["sprintId"] = None
+    WORK_ITEMS.set_link(state, item, "sprintId", None)
     audit(
-        state, acting, "remove_work_item_from_sprint", "work_item", item["id"], f"Removed {item['id']} from {previous}."
+        state,
+        acting,
+        "remove_work_item_from_sprint",
+        "work_item",
+        item["id"],
+        f"Removed {item['id']} from {previous}.",
     )
     return _updated(state, item)
 
@@ -637,7 +639,7 @@ remove_work_item_from_sprint = define_tool(
         "Recorded in the audit log under actorMemberId."
     ),
     input_schema=schema(
-        {"workItemId": string_prop("The work item, for example WI-008."), "actorMemberId": actor_prop()},
+        {"workItemId": C.string_prop("The work item, for example WI-008."), "actorMemberId": actor_prop()},
         required=["workItemId", "actorMemberId"],
     ),
     run=_remove_work_item_from_sprint,
@@ -646,11 +648,11 @@ remove_work_item_from_sprint = define_tool(
 
 def _set_work_item_due_date(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, read_string(args, "workItemId"))
-    if read_boolean(args, "clear"):
+    item = require_work_item(state, C.read_string(args, "workItemId"))
+    if C.read_boolean(args, "clear"):
         item["dueDate"] = None
     else:
-        item["dueDate"] = read_date(args, "dueDate")
+        item["dueDate"] = C.read_date(args, "dueDate")
     due = item["dueDate"]
     audit(
         state,
@@ -671,9 +673,9 @@ set_work_item_due_date = define_tool(
     ),
     input_schema=schema(
         {
-            "workItemId": string_prop("The work item, for example WI-011."),
-            "dueDate": date_prop("New due date, YYYY-MM-DD."),
-            "clear": boolean_prop("When true, remove the due date instead of setting one."),
+            "workItemId": C.string_prop("The work item, for example WI-011."),
+            "dueDate": C.date_prop("New due date, YYYY-MM-DD."),
+            "clear": C.boolean_prop("When true, remove the due date instead of setting one."),
             "actorMemberId": actor_prop(),
         },
         required=["workItemId", "actorMemberId"],

@@ -7,12 +7,9 @@ Only ASCII digits count as digits (silo-format §14.6): ``[0-9]``, never ``\\d``
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-import orjson
-
-from silo_gym import canonical, format_number
+from silo_gym import kit
 
 from ..state import is_done
 
@@ -36,36 +33,28 @@ __all__ = [
 
 Record = dict[str, Any]
 
-_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-
-
 def numbers_in(text: Any) -> list[float]:
-    """Every number in ``text``, in order, as floats, after deleting every ``,``.
+    """Every number in ``text``, in order, as floats, after deleting every ``,`` (not ``$``).
 
     Ids give negative numbers (``WI-004`` gives -4) and sprint names give their number
     (``Nimbus Sprint 4`` gives 4).
     """
-    if not isinstance(text, str):
-        return []
-    return [float(m) for m in _NUMBER.findall(text.replace(",", ""))]
+    return kit.numbers_in(text, strip=",")
 
 
 def final_number(text: Any) -> float | None:
     """The last number in ``text``, or ``None``."""
-    found = numbers_in(text)
-    return found[-1] if found else None
+    return kit.final_number(text, strip=",")
 
 
 def states_number(text: Any, value: float, tol: float = 0.01) -> bool:
     """True when some number in ``text`` lies within ``tol`` of ``value``."""
-    return any(abs(n - value) <= tol for n in numbers_in(text))
+    return kit.states_number(text, value, tol, strip=",")
 
 
-def mentions(text: Any, s: Any) -> bool:
-    """Case-insensitive substring test (``str.lower`` on both sides)."""
-    if not isinstance(text, str) or not isinstance(s, str):
-        return False
-    return s.lower() in text.lower()
+mentions = kit.mentions  # case-insensitive substring test
+unchanged = kit.untouched  # equal canonical JSON, key order included (silo-format §8)
+show = kit.show  # a value in a check detail: numbers as JavaScript prints them, null, true/false
 
 
 def _first(records: Any, field: str, value: str) -> Record | None:
@@ -108,32 +97,8 @@ def is_done_in(state: Any, item_id: Any) -> bool:
     return item is not None and is_done(state, item)
 
 
-def unchanged(final: Any, initial: Any) -> bool:
-    """The compact canonical JSON of both states is equal, key order included (silo-format §8).
-
-    Equal orjson bytes imply equal canonical bytes, so that cheap test comes first; only when it
-    fails (or orjson cannot write the state) is the canonical form compared (``4`` and ``4.0``
-    differ for orjson but not for the canonical writer).
-    """
-    try:
-        if orjson.dumps(final) == orjson.dumps(initial):
-            return True
-    except (TypeError, orjson.JSONEncodeError):
-        pass
-    return canonical(final) == canonical(initial)
-
-
 # ---------------------------------------------------------------------------------------------
 # Details
-
-
-def show(value: Any) -> str:
-    """A value in a check detail: numbers as JavaScript prints them, ``null``, ``true``/``false``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool | int | float):
-        return format_number(value)
-    return str(value)
 
 
 def id_list(ids: list[str]) -> str:

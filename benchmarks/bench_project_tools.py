@@ -1,0 +1,107 @@
+"""Project world tools at 1x, 10x and 100x its records: a page of a list or a lookup by id should
+cost what the page costs, not what the world costs (issue 23, item 2).
+
+The bigger worlds are made in memory from the shipped world (:func:`scale_project`): every
+project, work item, sprint, member, team and time log gains ``n - 1`` copies ``<id>-<k>`` whose
+links point at the copies with the same ``k`` (so each record has as many links at 100x as at
+1x); the workflow states are shared. Each case runs through ``Tool.execute`` with a page of 5,
+warm (the call repeated on one world), alternating with the same call on the 1x world.
+
+``BENCH_PROJECT_DIR`` names another copy of the project world to measure (for a before/after
+comparison against an older checkout).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from silo_gym.loader import open_environment_at, shipped_environments_dir
+
+from .common import Sizes, Table, interleaved, ratio, verdict
+
+PAGE = 5
+FACTORS = (1, 10, 100)
+TARGET = 2.0
+
+#: (kind, tool, input); "scan" cases read the whole world by nature (a search, a report).
+CASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("list", "list_work_items", {"limit": PAGE}),
+    ("list", "list_members", {"limit": PAGE}),
+    ("list", "list_projects", {"limit": 2}),  # the 1x world has 3 projects and 2 teams
+    ("list", "list_teams", {"limit": 2}),
+    ("link", "list_work_items", {"projectId": "PROJ-001", "limit": PAGE}),
+    ("link", "list_work_items", {"assigneeId": "MEM-002", "openOnly": True, "limit": PAGE}),
+    ("link", "list_members", {"teamId": "TEAM-001", "limit": PAGE}),
+    ("lookup", "get_work_item", {"workItemId": "WI-003"}),
+    ("lookup", "get_member", {"memberId": "MEM-002"}),
+    ("lookup", "get_project", {"projectId": "PROJ-001"}),
+    ("lookup", "get_sprint", {"sprintId": "SPR-002"}),
+    ("scan", "search_work_items", {"query": "billing", "limit": PAGE}),
+    ("scan", "list_time_logs", {"limit": PAGE}),  # totalHours adds up every matching log
+]
+
+#: Where each collection's link fields point.
+_REFS: dict[str, dict[str, str]] = {
+    "projects": {"leadId": "members"},
+    "workItems": {"assigneeId": "members", "projectId": "projects", "sprintId": "sprints", "parentId": "workItems"},
+    "sprints": {"projectId": "projects"},
+    "members": {"teamId": "teams"},
+    "teams": {"leadId": "members"},
+    "timeLogs": {"workItemId": "workItems", "memberId": "members"},
+}
+
+
+def _copy_id(record_id: Any, k: int) -> Any:
+    return record_id if record_id is None else f"{record_id}-{k:03d}"
+
+
+def scale_project(state: dict[str, Any], factor: int) -> dict[str, Any]:
+    """A world with ``factor`` times the records of ``state`` (``state`` itself at 1)."""
+    if factor == 1:
+        return state
+    out = dict(state)
+    for key, refs in _REFS.items():
+        records = dict(state[key])
+        for k in range(2, factor + 1):
+            for record in state[key].values():
+                copy = dict(record)
+                copy["id"] = _copy_id(record["id"], k)
+                for field in refs:
+                    copy[field] = _copy_id(record[field], k)
+                if key == "workItems":
+                    copy["dependsOn"] = [_copy_id(d, k) for d in record["dependsOn"]]
+                    copy["comments"] = [dict(c, authorId=_copy_id(c["authorId"], k)) for c in record["comments"]]
+                records[copy["id"]] = copy
+        out[key] = dict(sorted(records.items()))
+    return out
+
+
+def _tools(module: Any, factor: int) -> dict[str, Any]:
+    return {t.name: t for t in module.bind_tools(scale_project(module.create_state(), factor))}
+
+
+def bench_project_tools(sizes: Sizes) -> Table:
+    path = Path(os.environ.get("BENCH_PROJECT_DIR") or shipped_environments_dir() / "project")
+    module = open_environment_at("project", path).module
+    table = Table(f"project tools: Tool.execute per call, page of {PAGE}, at {'/'.join(f'{f}x' for f in FACTORS)}")
+    worlds = {f: _tools(module, f) for f in FACTORS}
+    for kind, name, tool_input in CASES:
+        args = ", ".join(f"{k}={v}" for k, v in tool_input.items() if k != "limit")
+        label = f"{kind}: {name}({args})"
+        for f in FACTORS:
+            result = worlds[f][name].execute(tool_input)
+            if result.get("isError"):
+                raise AssertionError(f"{label} at {f}x failed: {result['output']}")
+        base = worlds[1][name]
+        for f in FACTORS[1:]:
+            here = worlds[f][name]
+            calls = {"here": lambda t=here, a=tool_input: t.execute(a), "1x": lambda t=base, a=tool_input: t.execute(a)}
+            warm = interleaved(calls, max(1, sizes.loops // 8), sizes.repeats)
+            if f == FACTORS[1]:
+                table.add(f"{label} 1x", warm["1x"], "us")
+            r = ratio(warm["here"], warm["1x"])
+            table.add(f"{label} {f}x / 1x", r, "x", "reads the whole world by nature" if kind == "scan"
+                      else (verdict(r, TARGET) if f == FACTORS[-1] else ""))
+    return table
