@@ -191,3 +191,25 @@ def test_read_tools_leave_the_solver_episode_worlds_unchanged(task_id: str) -> N
     assert snapshot(state) != snapshot(initial)
     answered = read_everything(state, every_id=False)
     assert len(answered) >= 90, sorted(reads - answered)
+
+
+def test_the_manifest_names_the_kit_version_the_loader_accepts() -> None:
+    manifest = json.loads((ENV_DIR / "silo.environment.json").read_text(encoding="utf-8"))
+    assert manifest["templateVersion"] == kit.KIT_VERSION == "0.3.0"
+    kit.check_template_version(manifest["templateVersion"], "erp")  # raises when incompatible
+
+
+def test_a_read_tool_that_writes_is_caught() -> None:
+    listed = next(t for t in TOOLS if t.name == "list_vendors")
+    original = listed.run
+
+    def leaky(state: dict[str, Any], args: Any) -> Any:
+        state["vendors"]["VEN-001"]["notes"] = "seen"
+        return original(state, args)
+
+    object.__setattr__(listed, "run", leaky)  # the tool is frozen; put it back below
+    try:
+        with pytest.raises(AssertionError, match=r"list_vendors\(\{\}\) changed the world"):
+            read_everything(ENV.create_state(), every_id=False)
+    finally:
+        object.__setattr__(listed, "run", original)
