@@ -213,3 +213,55 @@ def test_a_read_tool_that_writes_is_caught() -> None:
             read_everything(ENV.create_state(), every_id=False)
     finally:
         object.__setattr__(listed, "run", original)
+
+
+LIST_CASES = [
+    ("list_vendors", "vendors", {}),
+    ("list_vendors", "vendors", {"limit": 5, "offset": 10}),
+    ("list_vendors", "vendors", {"status": "active", "limit": 3, "offset": 1}),
+    ("list_customers", "customers", {"limit": 4, "offset": 2}),
+    ("list_customers", "customers", {"status": "active"}),
+    ("list_products", "products", {"offset": 3, "limit": 7}),
+    ("list_products", "products", {"status": "active"}),
+    ("list_purchase_orders", "purchaseOrders", {"limit": 2, "offset": 4}),
+    ("list_purchase_orders", "purchaseOrders", {"vendorId": "VEN-001"}),
+]
+
+
+def test_list_pages_follow_id_order_as_records_are_added() -> None:
+    # The lists page through the kit's id index; a page is the slice of the id-sorted (filtered)
+    # records, also after a record is added behind the first call, and after one a tool creates.
+    state = ENV.create_state()
+    extra = json.loads(json.dumps(state["vendors"]["VEN-005"]))
+    extra["id"] = "VEN-000"
+    state["vendors"]["VEN-000"] = extra  # out of id order, before any call
+    world = World(ENV, state, TOOLS)
+
+    def check() -> None:
+        for name, collection, args in LIST_CASES:
+            out = world.ok(name, args)
+            filters = {k: v for k, v in args.items() if k not in ("limit", "offset")}
+            ids = [r["id"] for r in sorted(state[collection].values(), key=lambda r: r["id"])
+                   if all(r[k] == v for k, v in filters.items())]  # fmt: skip
+            offset, limit = args.get("offset", 0), args.get("limit", 50)
+            assert (out["total"], out["offset"], out["count"]) == (
+                len(ids),
+                offset,
+                len(ids[offset : offset + limit]),
+            )
+            assert [r["id"] for r in out["results"]] == ids[offset : offset + limit], (name, args)
+
+    check()
+    created = world.ok(
+        "create_vendor",
+        {
+            "name": "Index Check Ltd",
+            "paymentTerms": "NET_30",
+            "contactEmail": "a@b.example",
+            "actorUserId": "USR-002",
+        },
+    )
+    assert (
+        world.ok("list_vendors", {"offset": len(state["vendors"]) - 1})["results"][0]["id"] == created["id"]
+    )
+    check()

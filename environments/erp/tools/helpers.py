@@ -9,7 +9,7 @@ the ones erp-tools.md gives, byte for byte.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from silo_gym import ToolError, format_number, js_round, kit, to_fixed
@@ -88,6 +88,7 @@ __all__ = [
     "number_prop",
     "object_prop",
     "paginate",
+    "page_records",
     "paging_props",
     "payment_summary",
     "product_summary",
@@ -447,13 +448,30 @@ def matches_text(haystack: Any, needle: str) -> bool:
 # Paging (§6.2)
 
 
-def paginate(items: list[Any], args: Args) -> dict[str, Any]:
-    """``{"total", "count", "offset", "results"}`` for one page of ``items`` (built order kept)."""
+def _read_paging(args: Args) -> tuple[int, int]:
     limit = read_optional_number(args, "limit", minimum=1, maximum=LIMIT_MAX, integer=True)
     offset = read_optional_number(args, "offset", minimum=0, integer=True)
-    limit = LIMIT_DEFAULT if limit is None else limit
-    offset = 0 if offset is None else offset
+    return (LIMIT_DEFAULT if limit is None else limit), (0 if offset is None else offset)
+
+
+def paginate(items: list[Any], args: Args) -> dict[str, Any]:
+    """``{"total", "count", "offset", "results"}`` for one page of ``items`` (built order kept)."""
+    limit, offset = _read_paging(args)
     return kit.page_of(len(items), offset, items[offset : offset + limit])
+
+
+def page_records(
+    state: State, collection: str, args: Args, keep: Callable[[Record], bool] | None = None
+) -> dict[str, Any]:
+    """One page (as :func:`paginate`) of the records of ``state[collection]`` in id order (§6.11),
+    only those ``keep`` accepts. The id order comes from the kit's index, so with ``keep=None``
+    (no filter given) a page costs its own length, not the collection's; a filter costs one pass."""
+    records = state[collection]
+    ids = kit.index.ordered_ids(records)
+    if keep is not None:
+        ids = [record_id for record_id in ids if keep(records[record_id])]
+    limit, offset = _read_paging(args)
+    return kit.page_of(len(ids), offset, [records[record_id] for record_id in ids[offset : offset + limit]])
 
 
 # ---------------------------------------------------------------------------------------------
