@@ -162,3 +162,17 @@ def test_gates_report_drift(kind, drifted, tmp_path):
         for m in g.check_runner_against_golden("erpdrift", gate, runs_dir=tmp_path / "runner", cwd=project)
     ]
     assert {m.path for m in via_runner} == {m.path for m in via_gym if not m.path.endswith(".jsonl")}
+
+
+@pytest.mark.parametrize("task_id", ["TASK-013", "TASK-017"])
+def test_erp_solver_runs_replay_byte_identical(task_id, tmp_path):
+    """``silo-gym replay`` re-runs a recorded ERP episode and gets the same bytes."""
+    from silo_gym.replay import replay_run
+
+    gate = g.Gate("solver", task_id, "erp")
+    produced = g.run_gym(g.erp_factory, gate, tmp_path)
+    assert g.compare(gate, produced, files=g.EPISODE_FILES) == []
+    [run_dir] = [p for p in tmp_path.iterdir() if p.is_dir()]
+    report = replay_run(run_dir)
+    assert report.problem is None and report.divergence is None, report.summary()
+    assert report.identical and report.calls == json.loads((run_dir / "result.json").read_text())["toolCalls"]

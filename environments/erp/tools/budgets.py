@@ -42,12 +42,14 @@ def _list_budgets(state: State, args: Args) -> Any:
     year = read_optional_string(args, "fiscalYear")
     budgets = state["budgets"]
     rows = [
-        budget_view(b)
+        b
         for b in (budgets[k] for k in sorted(budgets))
         if (department is None or b["departmentId"] == department)
         and (year is None or b["fiscalYear"] == year)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    page["results"] = [budget_view(b) for b in page["results"]]
+    return page
 
 
 list_budgets = define_tool(

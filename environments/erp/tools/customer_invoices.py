@@ -72,9 +72,10 @@ def _list_customer_invoices(state: State, args: Args) -> Any:
         and (not overdue or is_overdue(i, now))
         and (minimum is None or i["totalAmount"]["amount"] >= minimum)
     ]
-    page = paginate(
-        [{**customer_invoice_summary(i), "isOverdue": is_overdue(i, now)} for i in invoices], args
-    )
+    page = paginate(invoices, args)
+    page["results"] = [
+        {**customer_invoice_summary(i), "isOverdue": is_overdue(i, now)} for i in page["results"]
+    ]
     return {**page, "totalOutstanding": sum_money([outstanding_amount(i) for i in invoices])}
 
 
@@ -105,8 +106,10 @@ def _search_customer_invoices(state: State, args: Args) -> Any:
     for i in _by_id(state["customerInvoices"]):
         customer = customers.get(i["customerId"])
         if matches_text(i["id"], query) or matches_text(customer["name"] if customer else None, query):
-            rows.append(customer_invoice_summary(i))
-    return paginate(rows, args)
+            rows.append(i)
+    page = paginate(rows, args)
+    page["results"] = [customer_invoice_summary(i) for i in page["results"]]
+    return page
 
 
 search_customer_invoices = define_tool(
@@ -491,7 +494,7 @@ def aging_buckets(invoices: list[dict[str, Any]], now: str) -> tuple[dict[str, A
         totals[name] += outstanding_amount(i)["amount"]
         ids[name].append(i["id"])
     buckets: dict[str, Any] = {n: {"total": money(totals[n]), "invoiceIds": ids[n]} for n in names}
-    return buckets, money(sum(buckets[n]["total"]["amount"] for n in names))
+    return buckets, money(sum(totals[n] for n in names))
 
 
 def _get_ar_aging(state: State, args: Args) -> Any:

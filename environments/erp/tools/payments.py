@@ -73,14 +73,16 @@ def _list_payments(state: State, args: Args) -> Any:
     customer = read_optional_string(args, "customerId")
     payments = state["payments"]
     rows = [
-        payment_summary(p)
+        p
         for p in (payments[k] for k in sorted(payments))
         if (direction is None or p["direction"] == direction)
         and (status is None or p["status"] == status)
         and (vendor is None or p["vendorId"] == vendor)
         and (customer is None or p["customerId"] == customer)
     ]
-    return paginate(rows, args)
+    page = paginate(rows, args)
+    page["results"] = [payment_summary(p) for p in page["results"]]
+    return page
 
 
 list_payments = define_tool(

@@ -97,15 +97,22 @@ def _build_lines(
     return lines
 
 
+def _summary_page(orders: list[dict[str, Any]], args: Args) -> dict[str, Any]:
+    """A page of the orders, only the page's rows projected to ``sales_order_summary``."""
+    page = paginate(orders, args)
+    page["results"] = [sales_order_summary(o) for o in page["results"]]
+    return page
+
+
 def _list_sales_orders(state: State, args: Args) -> Any:
     status = read_optional_string(args, "status")
     customer = read_optional_string(args, "customerId")
-    rows = [
-        sales_order_summary(o)
+    orders = [
+        o
         for o in _by_id(state["salesOrders"])
         if (status is None or o["status"] == status) and (customer is None or o["customerId"] == customer)
     ]
-    return paginate(rows, args)
+    return _summary_page(orders, args)
 
 
 list_sales_orders = define_tool(
@@ -134,8 +141,8 @@ def _search_sales_orders(state: State, args: Args) -> Any:
             or matches_text(o["customerPoNumber"], query)
             or matches_text(customer["name"] if customer else None, query)
         ):
-            rows.append(sales_order_summary(o))
-    return paginate(rows, args)
+            rows.append(o)
+    return _summary_page(rows, args)
 
 
 search_sales_orders = define_tool(

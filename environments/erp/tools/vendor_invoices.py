@@ -154,6 +154,13 @@ def run_match(state: State, invoice: dict[str, Any], tolerance: dict[str, Any]) 
     return found
 
 
+def _summary_page(invoices: list[dict[str, Any]], args: Args) -> dict[str, Any]:
+    """A page of the invoices, only the page's rows projected to ``vendor_invoice_summary``."""
+    page = paginate(invoices, args)
+    page["results"] = [vendor_invoice_summary(i) for i in page["results"]]
+    return page
+
+
 def _current_match(state: State, invoice: dict[str, Any]) -> dict[str, Any] | None:
     match_id = invoice["matchId"]
     return state["threeWayMatches"].get(match_id) if match_id else None
@@ -168,15 +175,15 @@ def _list_vendor_invoices(state: State, args: Args) -> Any:
     po = read_optional_string(args, "purchaseOrderId")
     overdue = flag(args, "overdueOnly")
     now = state["now"]
-    rows = [
-        vendor_invoice_summary(i)
+    invoices = [
+        i
         for i in _by_id(state["vendorInvoices"])
         if (status is None or i["status"] == status)
         and (vendor is None or i["vendorId"] == vendor)
         and (po is None or i["purchaseOrderId"] == po)
         and (not overdue or is_overdue(i, now))
     ]
-    return paginate(rows, args)
+    return _summary_page(invoices, args)
 
 
 list_vendor_invoices = define_tool(
@@ -211,8 +218,8 @@ def _search_vendor_invoices(state: State, args: Args) -> Any:
             or matches_text(i["vendorInvoiceNumber"], query)
             or matches_text(name, query)
         ):
-            rows.append(vendor_invoice_summary(i))
-    return paginate(rows, args)
+            rows.append(i)
+    return _summary_page(rows, args)
 
 
 search_vendor_invoices = define_tool(
