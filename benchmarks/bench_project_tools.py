@@ -1,7 +1,7 @@
 """Project world tools at 1x, 10x and 100x its records: a page of a list or a lookup by id should
 cost what the page costs, not what the world costs (issue 23, item 2).
 
-The bigger worlds are made in memory from the shipped world (:func:`scale_project`): every
+The bigger worlds are made in memory from the shipped world (``worlds.scale_project``): every
 project, work item, sprint, member, team and time log gains ``n - 1`` copies ``<id>-<k>`` whose
 links point at the copies with the same ``k`` (so each record has as many links at 100x as at
 1x); the workflow states are shared. Each case runs through ``Tool.execute`` with a page of 5,
@@ -20,6 +20,7 @@ from typing import Any
 from silo_gym.loader import open_environment_at, shipped_environments_dir
 
 from .common import Sizes, Table, interleaved, ratio, verdict
+from .worlds import scale_project
 
 PAGE = 5
 FACTORS = (1, 10, 100)
@@ -41,42 +42,6 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("scan", "search_work_items", {"query": "billing", "limit": PAGE}),
     ("scan", "list_time_logs", {"limit": PAGE}),  # totalHours adds up every matching log
 ]
-
-#: Where each collection's link fields point.
-_REFS: dict[str, dict[str, str]] = {
-    "projects": {"leadId": "members"},
-    "workItems": {"assigneeId": "members", "projectId": "projects", "sprintId": "sprints", "parentId": "workItems"},
-    "sprints": {"projectId": "projects"},
-    "members": {"teamId": "teams"},
-    "teams": {"leadId": "members"},
-    "timeLogs": {"workItemId": "workItems", "memberId": "members"},
-}
-
-
-def _copy_id(record_id: Any, k: int) -> Any:
-    return record_id if record_id is None else f"{record_id}-{k:03d}"
-
-
-def scale_project(state: dict[str, Any], factor: int) -> dict[str, Any]:
-    """A world with ``factor`` times the records of ``state`` (``state`` itself at 1)."""
-    if factor == 1:
-        return state
-    out = dict(state)
-    for key, refs in _REFS.items():
-        records = dict(state[key])
-        for k in range(2, factor + 1):
-            for record in state[key].values():
-                copy = dict(record)
-                copy["id"] = _copy_id(record["id"], k)
-                for field in refs:
-                    copy[field] = _copy_id(record[field], k)
-                if key == "workItems":
-                    copy["dependsOn"] = [_copy_id(d, k) for d in record["dependsOn"]]
-                    copy["comments"] = [dict(c, authorId=_copy_id(c["authorId"], k)) for c in record["comments"]]
-                records[copy["id"]] = copy
-        out[key] = dict(sorted(records.items()))
-    return out
-
 
 def _tools(module: Any, factor: int) -> dict[str, Any]:
     return {t.name: t for t in module.bind_tools(scale_project(module.create_state(), factor))}

@@ -38,7 +38,7 @@ import silo_gym
 from silo_gym import SiloEnv
 from silo_gym.loader import open_environment_at, shipped_environments_dir
 
-__all__ = ["SCALES", "World", "parse_scales", "scale_records", "world", "write_scaled_demo"]
+__all__ = ["SCALES", "World", "parse_scales", "scale_project", "scale_records", "world", "write_scaled_demo"]
 
 #: The sizes the issue asks for.
 SCALES = (1, 10, 100)
@@ -219,3 +219,42 @@ def world(factor: int) -> World:
         made = World(path.name, factor, path)
     _worlds[factor] = made
     return made
+
+
+#: Where each collection's link fields point.
+_PROJECT_REFS: dict[str, dict[str, str]] = {
+    "projects": {"leadId": "members"},
+    "workItems": {"assigneeId": "members", "projectId": "projects", "sprintId": "sprints", "parentId": "workItems"},
+    "sprints": {"projectId": "projects"},
+    "members": {"teamId": "teams"},
+    "teams": {"leadId": "members"},
+    "timeLogs": {"workItemId": "workItems", "memberId": "members"},
+}
+
+
+def _project_copy_id(record_id: Any, k: int) -> Any:
+    return record_id if record_id is None else f"{record_id}-{k:03d}"
+
+
+def scale_project(state: dict[str, Any], factor: int) -> dict[str, Any]:
+    """The project world ``state`` with ``factor`` times its records, in memory (``state`` itself
+    at 1): every project, work item, sprint, member, team and time log gains copies ``<id>-<k>``
+    (k = 2..factor, three digits) whose links point at the copies with the same ``k``; the
+    workflow states are shared."""
+    if factor == 1:
+        return state
+    out = dict(state)
+    for key, refs in _PROJECT_REFS.items():
+        records = dict(state[key])
+        for k in range(2, factor + 1):
+            for record in state[key].values():
+                copy = dict(record)
+                copy["id"] = _project_copy_id(record["id"], k)
+                for field in refs:
+                    copy[field] = _project_copy_id(record[field], k)
+                if key == "workItems":
+                    copy["dependsOn"] = [_project_copy_id(d, k) for d in record["dependsOn"]]
+                    copy["comments"] = [dict(c, authorId=_project_copy_id(c["authorId"], k)) for c in record["comments"]]
+                records[copy["id"]] = copy
+        out[key] = dict(sorted(records.items()))
+    return out
