@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from silo_gym import round2
+from silo_gym import kit, round2
 
 __all__ = [
     "ENTITY_KEYS",
@@ -289,7 +289,7 @@ def unfulfilled_quantity(so_line: Record) -> int:
 
 def format_id(prefix: str, n: int, pad: int = 3) -> str:
     """``<prefix>-<n zero-padded to pad digits>`` (never truncated)."""
-    return f"{prefix}-{str(n).zfill(pad)}"
+    return kit.format_id(prefix, n, pad)
 
 
 def next_id(state: State, prefix: str, pad: int = 3) -> str:

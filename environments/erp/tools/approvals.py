@@ -16,6 +16,7 @@ from .helpers import (
     decide_with,
     enum_prop,
     number_prop,
+    page_records,
     paginate,
     paging_props,
     read_number,
@@ -123,12 +124,11 @@ list_approvals_for_entity = define_tool(
 def _list_approvals(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", APPROVAL_STATUS)
     assignee = read_optional_string(args, "assignedToUserId")
-    rows = [
-        a
-        for a in sorted(state["approvals"].values(), key=lambda a: a["id"])
-        if (status is None or a["status"] == status) and (assignee is None or a["assignedToUserId"] == assignee)
-    ]
-    return paginate(rows, args)
+
+    def keep(a: Any) -> bool:
+        return (status is None or a["status"] == status) and (assignee is None or a["assignedToUserId"] == assignee)
+
+    return page_records(state, "approvals", args, None if status is None and assignee is None else keep)
 
 
 list_approvals = define_tool(

@@ -17,6 +17,7 @@ from .helpers import (
     enum_prop,
     matches_text,
     number_prop,
+    page_records,
     paginate,
     paging_props,
     read_enum,
@@ -42,12 +43,11 @@ def _by_id(records: Any) -> list[Any]:
 def _list_customers(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", CUSTOMER_STATUS)
     segment = read_optional_string(args, "segment")
-    rows = [
-        c
-        for c in _by_id(state["customers"].values())
-        if (status is None or c["status"] == status) and (segment is None or matches_text(c["segment"], segment))
-    ]
-    page = paginate(rows, args)
+
+    def keep(c: Any) -> bool:
+        return (status is None or c["status"] == status) and (segment is None or matches_text(c["segment"], segment))
+
+    page = page_records(state, "customers", args, None if status is None and segment is None else keep)
     return {**page, "results": [customer_summary(c) for c in page["results"]]}
 
 

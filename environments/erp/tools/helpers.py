@@ -9,10 +9,10 @@ the ones erp-tools.md gives, byte for byte.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from silo_gym import ToolError, format_number, js_round, to_fixed
+from silo_gym import ToolError, format_number, js_round, kit, to_fixed
 
 from ..state import (
     TAX_RATE,
@@ -88,6 +88,7 @@ __all__ = [
     "number_prop",
     "object_prop",
     "paginate",
+    "page_records",
     "paging_props",
     "payment_summary",
     "product_summary",
@@ -331,7 +332,7 @@ def fixed2(x: float) -> str:
 
 
 def _invalid(message: str, details: Any = None) -> ToolError:
-    return ToolError("invalid_input", message, details)
+    return kit.invalid_input(message, details)
 
 
 def read_string(args: Args, field: str) -> str:
@@ -447,14 +448,30 @@ def matches_text(haystack: Any, needle: str) -> bool:
 # Paging (§6.2)
 
 
-def paginate(items: list[Any], args: Args) -> dict[str, Any]:
-    """``{"total", "count", "offset", "results"}`` for one page of ``items`` (built order kept)."""
+def _read_paging(args: Args) -> tuple[int, int]:
     limit = read_optional_number(args, "limit", minimum=1, maximum=LIMIT_MAX, integer=True)
     offset = read_optional_number(args, "offset", minimum=0, integer=True)
-    limit = LIMIT_DEFAULT if limit is None else limit
-    offset = 0 if offset is None else offset
-    page = items[offset : offset + limit]
-    return {"total": len(items), "count": len(page), "offset": offset, "results": page}
+    return (LIMIT_DEFAULT if limit is None else limit), (0 if offset is None else offset)
+
+
+def paginate(items: list[Any], args: Args) -> dict[str, Any]:
+    """``{"total", "count", "offset", "results"}`` for one page of ``items`` (built order kept)."""
+    limit, offset = _read_paging(args)
+    return kit.page_of(len(items), offset, items[offset : offset + limit])
+
+
+def page_records(
+    state: State, collection: str, args: Args, keep: Callable[[Record], bool] | None = None
+) -> dict[str, Any]:
+    """One page (as :func:`paginate`) of the records of ``state[collection]`` in id order (§6.11),
+    only those ``keep`` accepts. The id order comes from the kit's index, so with ``keep=None``
+    (no filter given) a page costs its own length, not the collection's; a filter costs one pass."""
+    records = state[collection]
+    ids = kit.index.ordered_ids(records)
+    if keep is not None:
+        ids = [record_id for record_id in ids if keep(records[record_id])]
+    limit, offset = _read_paging(args)
+    return kit.page_of(len(ids), offset, [records[record_id] for record_id in ids[offset : offset + limit]])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,7 +481,7 @@ def paginate(items: list[Any], args: Args) -> dict[str, Any]:
 def _require(state: State, collection: str, label: str, record_id: Any) -> Record:
     record = state[collection].get(record_id) if isinstance(record_id, str) else None
     if record is None:
-        raise ToolError("not_found", f'{label} "{record_id}" was not found.')
+        raise kit.not_found(label, record_id)
     return record  # type: ignore[no-any-return]
 
 
@@ -561,7 +578,7 @@ def require_inventory(state: State, product_id: str, warehouse_id: str) -> Recor
     record = state["inventory"].get(inventory_id(product_id, warehouse_id))
     if record is None:
         raise ToolError(
-            "not_found", f'No inventory record for product "{product_id}" at warehouse "{warehouse_id}".'
+            kit.NOT_FOUND, f'No inventory record for product "{product_id}" at warehouse "{warehouse_id}".'
         )
     return record  # type: ignore[no-any-return]
 
@@ -599,15 +616,14 @@ def actor(state: State, args: Args, field: str = "actorUserId") -> Record:
     """Read ``field``; the user must exist and be active (not_found, then not_allowed)."""
     user = require_user(state, read_string(args, field))
     if not user["isActive"]:
-        raise ToolError("not_allowed", f'User "{user["id"]}" is not active.')
+        raise kit.not_allowed(f'User "{user["id"]}" is not active.')
     return user
 
 
 def assert_status(actual: str, allowed: Sequence[str], label: str) -> None:
     """invalid_state ``<label> is "<actual>"; expected one of: ...`` unless ``actual`` is allowed."""
     if actual not in allowed:
-        raise ToolError(
-            "invalid_state",
+        raise kit.invalid_state(
             f'{label} is "{actual}"; expected one of: {", ".join(allowed)}.',
             {"current": actual, "allowed": list(allowed)},
         )
@@ -667,8 +683,7 @@ def decide_approval(state: State, approval: Record, decision: str, user_id: str,
     Appends ``note`` when it is a non-empty string.
     """
     if approval["status"] != "pending":
-        raise ToolError(
-            "invalid_state",
+        raise kit.invalid_state(
             f"Approval {approval['id']} was already {approval['status']}.",
             {"current": approval["status"]},
         )
@@ -762,8 +777,7 @@ def apply_stock_change(
             {"onHand": on_hand, "requested": abs(quantity_delta)},
         )
     if next_reserved < 0:
-        raise ToolError(
-            "invalid_state",
+        raise kit.invalid_state(
             f"Cannot release {fmt(abs(reserved_delta))} of {product_id} at {warehouse_id}: only {fmt(reserved)} reserved.",
             {"reserved": reserved},
         )
@@ -840,8 +854,7 @@ def apply_payment_to_invoice(invoice: Record, amount: Record, paid_at: str) -> N
     """
     remaining = outstanding_amount(invoice)
     if amount["amount"] > remaining["amount"]:
-        raise ToolError(
-            "invalid_input",
+        raise kit.invalid_input(
             f"Payment of {fmt(amount['amount'])} exceeds the {fmt(remaining['amount'])} outstanding on {invoice['id']}.",
             {"outstanding": remaining},
         )

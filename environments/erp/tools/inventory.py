@@ -16,6 +16,7 @@ from .helpers import (
     flag,
     integer_prop,
     inventory_summary,
+    page_records,
     paginate,
     paging_props,
     read_number,
@@ -108,14 +109,16 @@ def _list_inventory(state: State, args: Args) -> Any:
         require_product(state, product_id)
     if warehouse_id is not None:
         require_warehouse(state, warehouse_id)
-    rows = [
-        r
-        for r in sorted(state["inventory"].values(), key=lambda r: r["id"])
-        if (product_id is None or r["productId"] == product_id)
-        and (warehouse_id is None or r["warehouseId"] == warehouse_id)
-        and (not low_only or r["quantityOnHand"] < _low_threshold(state, r))
-    ]
-    page = paginate(rows, args)
+
+    def keep(r: Any) -> bool:
+        return (
+            (product_id is None or r["productId"] == product_id)
+            and (warehouse_id is None or r["warehouseId"] == warehouse_id)
+            and (not low_only or r["quantityOnHand"] < _low_threshold(state, r))
+        )
+
+    unfiltered = product_id is None and warehouse_id is None and not low_only
+    page = page_records(state, "inventory", args, None if unfiltered else keep)
     return {**page, "results": [inventory_summary(state, r) for r in page["results"]]}
 
 

@@ -17,6 +17,7 @@ from .helpers import (
     integer_prop,
     matches_text,
     number_prop,
+    page_records,
     paginate,
     paging_props,
     product_summary,
@@ -49,12 +50,11 @@ def _or(value: Any, default: Any) -> Any:
 def _list_products(state: State, args: Args) -> Any:
     category = read_optional_string(args, "category")
     status = read_optional_enum(args, "status", PRODUCT_STATUS)
-    rows = [
-        p
-        for p in _by_id(state["products"].values())
-        if (category is None or matches_text(p["category"], category)) and (status is None or p["status"] == status)
-    ]
-    page = paginate(rows, args)
+
+    def keep(p: Any) -> bool:
+        return (category is None or matches_text(p["category"], category)) and (status is None or p["status"] == status)
+
+    page = page_records(state, "products", args, None if category is None and status is None else keep)
     return {**page, "results": [product_summary(p) for p in page["results"]]}
 
 

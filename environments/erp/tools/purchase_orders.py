@@ -26,6 +26,7 @@ from .helpers import (
     matches_text,
     number_prop,
     object_prop,
+    page_records,
     paginate,
     paging_props,
     purchase_order_summary,
@@ -110,14 +111,16 @@ def _list_purchase_orders(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", PO_STATUS)
     vendor_id = read_optional_string(args, "vendorId")
     warehouse_id = read_optional_string(args, "warehouseId")
-    rows = [
-        o
-        for o in _by_id(state["purchaseOrders"].values())
-        if (status is None or o["status"] == status)
-        and (vendor_id is None or o["vendorId"] == vendor_id)
-        and (warehouse_id is None or o["warehouseId"] == warehouse_id)
-    ]
-    page = paginate(rows, args)
+
+    def keep(o: Any) -> bool:
+        return (
+            (status is None or o["status"] == status)
+            and (vendor_id is None or o["vendorId"] == vendor_id)
+            and (warehouse_id is None or o["warehouseId"] == warehouse_id)
+        )
+
+    unfiltered = status is None and vendor_id is None and warehouse_id is None
+    page = page_records(state, "purchaseOrders", args, None if unfiltered else keep)
     return {**page, "results": [purchase_order_summary(o) for o in page["results"]]}
 
 

@@ -25,6 +25,7 @@ from .helpers import (
     matches_text,
     number_prop,
     object_prop,
+    page_records,
     paginate,
     paging_props,
     read_number,
@@ -101,14 +102,16 @@ def _list_requisitions(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", REQUISITION_STATUS)
     department = read_optional_string(args, "departmentId")
     requester = read_optional_string(args, "requesterUserId")
-    rows = [
-        r
-        for r in sorted(state["requisitions"].values(), key=lambda r: r["id"])
-        if (status is None or r["status"] == status)
-        and (department is None or r["departmentId"] == department)
-        and (requester is None or r["requesterUserId"] == requester)
-    ]
-    page = paginate(rows, args)
+
+    def keep(r: Any) -> bool:
+        return (
+            (status is None or r["status"] == status)
+            and (department is None or r["departmentId"] == department)
+            and (requester is None or r["requesterUserId"] == requester)
+        )
+
+    unfiltered = status is None and department is None and requester is None
+    page = page_records(state, "requisitions", args, None if unfiltered else keep)
     return {**page, "results": [requisition_summary(r) for r in page["results"]]}
 
 

@@ -16,7 +16,7 @@ from .helpers import (
     enum_prop,
     integer_prop,
     object_prop,
-    paginate,
+    page_records,
     paging_props,
     read_number,
     read_object_array,
@@ -44,12 +44,7 @@ def _quotations_of(state: State, rfq_id: str) -> list[dict[str, Any]]:
 
 def _list_rfqs(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", RFQ_STATUS)
-    rows = [
-        r
-        for r in sorted(state["rfqs"].values(), key=lambda r: r["id"])
-        if status is None or r["status"] == status
-    ]
-    page = paginate(rows, args)
+    page = page_records(state, "rfqs", args, None if status is None else lambda r: bool(r["status"] == status))
     return {**page, "results": [rfq_summary(state, r) for r in page["results"]]}
 
 

@@ -19,6 +19,7 @@ from .helpers import (
     flag,
     integer_prop,
     matches_text,
+    page_records,
     paginate,
     paging_props,
     read_enum,
@@ -47,14 +48,16 @@ def _list_vendors(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", VENDOR_STATUS)
     category = read_optional_string(args, "category")
     preferred = flag(args, "preferredOnly")
-    rows = [
-        v
-        for v in _by_id(state["vendors"].values())
-        if (status is None or v["status"] == status)
-        and (category is None or any(matches_text(c, category) for c in v["categories"]))
-        and (not preferred or v["isPreferred"])
-    ]
-    page = paginate(rows, args)
+
+    def keep(v: Any) -> bool:
+        return (
+            (status is None or v["status"] == status)
+            and (category is None or any(matches_text(c, category) for c in v["categories"]))
+            and (not preferred or v["isPreferred"])
+        )
+
+    unfiltered = status is None and category is None and not preferred
+    page = page_records(state, "vendors", args, None if unfiltered else keep)
     return {**page, "results": [vendor_summary(v) for v in page["results"]]}
 
 
