@@ -9,6 +9,7 @@ phrase included; a test and ``silo-gym env validate`` hold it to that.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from silo_gym import kit
@@ -17,7 +18,7 @@ from silo_gym.models import Task
 from .scenario import task_parameters
 from .state import State, line_remaining
 
-__all__ = ["render_instruction"]
+__all__ = ["render_instruction", "stand_in"]
 
 _TEMPLATES = {
     "TASK-001": (
@@ -122,6 +123,12 @@ _TEMPLATES = {
     ),
 }
 
+# Every "(USR-nnn)" of a template names whoever holds that role in the world (``stand_in``).
+_TEMPLATES = {
+    task_id: re.sub(r"\(USR-([0-9]{3})\)", r"({usr\1_id})", template)
+    for task_id, template in _TEMPLATES.items()
+}
+
 #: Unit of measure -> its plural in an instruction.
 _PLURAL_UNITS = {"each": "units", "box": "boxes", "case": "cases", "pack": "packs", "roll": "rolls"}
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -157,8 +164,30 @@ def _plural(name: str) -> str:
     return phrase if phrase.endswith("s") else phrase + "s"
 
 
+def stand_in(state: State, user_id: str) -> str:
+    """Who acts for ``user_id`` in ``state``: the user itself, or, when it is deactivated, the
+    active user with the same role and department and the highest id (a variant's successor,
+    always added after the canonical roster)."""
+    users = state.get("users", {})
+    user = users.get(user_id) or {}
+    if user.get("isActive") is not False:
+        return user_id
+    successors = [
+        other_id
+        for other_id, other in users.items()
+        if other.get("isActive") is True
+        and other.get("role") == user.get("role")
+        and other.get("departmentId") == user.get("departmentId")
+    ]
+    return max(successors, key=lambda i: (len(i), i)) if successors else user_id
+
+
 def _values(task_id: str, state: State) -> dict[str, Any]:
-    values: dict[str, Any] = {f"usr{n:03d}": _name(state, "users", f"USR-{n:03d}") for n in range(1, 14)}
+    values: dict[str, Any] = {}
+    for n in range(1, 14):
+        acting = stand_in(state, f"USR-{n:03d}")
+        values[f"usr{n:03d}"] = _name(state, "users", acting)
+        values[f"usr{n:03d}_id"] = acting
     values.update(
         ven002=_name(state, "vendors", "VEN-002"),
         ven007=_name(state, "vendors", "VEN-007"),
@@ -200,7 +229,9 @@ def _values(task_id: str, state: State) -> dict[str, Any]:
     elif task_id == "TASK-014":
         line = _line(state, "salesOrders", "SO-307-L1")
         values.update(ordered=line.get("quantityOrdered"), product=line.get("productId"))
-    elif task_id == "TASK-015":
+    if task_id in ("TASK-005", "TASK-015"):
+        values["usr003"] = _name(state, "users", "USR-003")
+    if task_id == "TASK-015":
         values["usr003_poss"] = "her" if values["usr003"] == "Priya Nair" else f"{values['usr003']}'s"
     elif task_id == "TASK-017":
         gloves = state.get("products", {}).get("PRD-020") or {}

@@ -69,6 +69,25 @@ def _t004(state: State) -> list[str]:
     return out
 
 
+def _t005(state: State) -> list[str]:
+    requisition = _get(state, "requisitions", "PR-002")
+    approval = _get(state, "approvals", "APR-002")
+    budget = _get(state, "budgets", "BUD-004")
+    out = []
+    if requisition.get("status") != "pending_approval" or requisition.get("approvalId") != "APR-002":
+        out.append("PR-002 is not pending on APR-002.")
+    if requisition.get("budgetId") != "BUD-004":
+        out.append("PR-002 is not charged to BUD-004.")
+    if approval.get("status") != "pending" or approval.get("assignedToUserId") != "USR-003":
+        out.append("APR-002 is not pending with USR-003.")
+    if not _active(state, "USR-003"):
+        out.append("USR-003 is not active.")
+    total = (requisition.get("estimatedTotal") or {}).get("amount") or 0
+    if not budget or budget_available(budget)["amount"] >= total:
+        out.append("BUD-004 can cover PR-002: rejecting it would be wrong.")
+    return out
+
+
 def _t006(state: State) -> list[str]:
     quantity = task_parameters("TASK-006", state)["quantity"]
     product = _get(state, "products", "PRD-010")
@@ -146,8 +165,16 @@ def _t014(state: State) -> list[str]:
 
 
 def _t015(state: State) -> list[str]:
-    total = ((_get(state, "requisitions", "PR-006").get("estimatedTotal") or {}).get("amount")) or 0
+    requisition = _get(state, "requisitions", "PR-006")
+    approval = _get(state, "approvals", "APR-005")
+    total = ((requisition.get("estimatedTotal") or {}).get("amount")) or 0
     out = []
+    if requisition.get("status") != "pending_approval" or requisition.get("approvalId") != "APR-005":
+        out.append("PR-006 is not pending on APR-005.")
+    if approval.get("status") != "pending" or approval.get("assignedToUserId") != "USR-003":
+        out.append("APR-005 is not pending with USR-003.")
+    if not _active(state, "USR-003"):
+        out.append("USR-003 is not active.")
     if not _limit(state, "USR-003") < total <= _limit(state, "USR-008"):
         out.append("PR-006's total is not between USR-003's and USR-008's limits.")
     if not _active(state, "USR-008"):
@@ -185,6 +212,7 @@ def _t017(state: State) -> list[str]:
 _CHECKS: dict[str, Callable[[State], list[str]]] = {
     "TASK-001": _t001,
     "TASK-004": _t004,
+    "TASK-005": _t005,
     "TASK-006": _t006,
     "TASK-007": _t007,
     "TASK-008": _t008,

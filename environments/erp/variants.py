@@ -253,6 +253,24 @@ _RENAMES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
 )
 
+#: The canonical users' names: a new name never takes one of them (the free-text pass would
+#: rewrite it).
+_CANONICAL_USERS = (
+    "Amara Okafor",
+    "Daniel Reyes",
+    "Priya Nair",
+    "Tom Braddock",
+    "Helen Vasquez",
+    "Marcus Lindqvist",
+    "Sofia Duarte",
+    "Ken Adeyemi",
+    "Lucia Moretti",
+    "Jonah Wexler",
+    "Rina Kapoor",
+    "Oscar Bell",
+    "Grace Yamamoto",
+)
+
 _raw: bytes | None = None
 
 
@@ -290,7 +308,7 @@ def _rename(data: dict[str, Any], rng: random.Random) -> dict[str, str]:
     vendor = _by_id(data["vendors"], "VEN-002")
     if vendor["name"] != "Tri-State Fasteners":
         vendor["contact"]["email"] = f"orders@{_slug(vendor['name'])}.example"
-    canonical = [user["name"] for user in data["users"]]
+    canonical = _CANONICAL_USERS
     used: list[str] = []
     for user in data["users"]:
         while True:
@@ -307,6 +325,49 @@ def _rename(data: dict[str, Any], rng: random.Random) -> dict[str, str]:
             domain = user["email"].split("@", 1)[1]
             user["email"] = f"{first.lower()}.{last.lower()}@{domain}"
     return renamed
+
+
+#: Users whose role another user may take over in a variant (the canonical one is then
+#: deactivated, so a replay that acts as them fails ``not_allowed``). A world where USR-003,
+#: USR-004 or USR-008 has handed over does not serve the tasks that anchor them (TASK-004,
+#: TASK-005, TASK-015: their preconditions say so); every other task follows the successor.
+_HANDOVER = ("USR-002", "USR-003", "USR-004", "USR-005", "USR-006", "USR-007", "USR-008", "USR-009")
+_HANDOVER_RATE = 0.6
+
+
+def _hand_over(data: dict[str, Any], rng: random.Random) -> None:
+    """Deactivate some role holders; a new user (next USR id) takes each one's role, department,
+    approval limit and pending approvals. ``instructions.stand_in`` finds the successor again."""
+    users = data["users"]
+    taken = [user["name"] for user in users]
+    number = data["sequences"]["USR"]
+    for user_id in _HANDOVER:
+        if rng.random() >= _HANDOVER_RATE:
+            continue
+        old = _by_id(users, user_id)
+        while True:
+            first = _FIRST[rng.randrange(len(_FIRST))]
+            last = _LAST[rng.randrange(len(_LAST))]
+            if f"{first} {last}" not in taken and f"{first} {last}" not in _CANONICAL_USERS:
+                break
+        taken.append(f"{first} {last}")
+        number += 1
+        new_id = f"USR-{number:03d}"
+        domain = old["email"].split("@", 1)[1]
+        users.append(
+            {
+                **old,
+                "id": new_id,
+                "name": f"{first} {last}",
+                "email": f"{first.lower()}.{last.lower()}@{domain}",
+                "isActive": True,
+            }
+        )
+        old["isActive"] = False
+        for approval in data["approvals"]:
+            if approval["status"] == "pending" and approval["assignedToUserId"] == user_id:
+                approval["assignedToUserId"] = new_id
+    data["sequences"]["USR"] = number
 
 
 def _restock(data: dict[str, Any], rng: random.Random) -> None:
@@ -369,6 +430,7 @@ def build_variant(k: int) -> State:
         pattern = re.compile("|".join(re.escape(name) for name in names))
         text = orjson.dumps(data).decode("utf-8")
         data = orjson.loads(pattern.sub(lambda m: renamed[m.group(0)], text))
+    _hand_over(data, rng)
     _restock(data, rng)
     world = build_world(data)
     _settle_approvals(world)

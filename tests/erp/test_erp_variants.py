@@ -60,6 +60,19 @@ def play(
     return outcome.reward, taken
 
 
+def served(task: Task, count: int, start: int = 0) -> list[int]:
+    """The first ``count`` variant numbers from ``start`` whose world meets ``task``'s
+    preconditions (what a variant reset hands out)."""
+    found: list[int] = []
+    k = start
+    while len(found) < count:
+        if ENV.task_preconditions(task, ENV.create_state(k)) == []:
+            found.append(k)
+        k += 1
+        assert k - start < 100 * count, f"{task.id}: too few variants meet its preconditions"
+    return found
+
+
 def test_canonical_world_is_unchanged_and_sound() -> None:
     assert canonical(ENV.create_state(None)) == canonical(ENV.create_state())
     assert ENV.world_problems(ENV.create_state()) == []
@@ -115,11 +128,36 @@ def test_variants_differ_and_keep_the_canonical_shape() -> None:
         assert world["now"] == base["now"] and world["company"] == base["company"]
         assert world["departments"] == base["departments"]
         for task in TASKS.values():
-            assert ENV.task_preconditions(task, world) == [], (k, task.id)
             rendered = ENV.render_instruction(task, world)
             assert SOLVER.MARKERS[TASK_IDS.index(task.id)][0] in rendered, task.id
         seen.add(orjson.dumps(world))
     assert len(seen) == 40
+
+
+@pytest.mark.parametrize("task_id", TASK_IDS)
+def test_every_task_is_served_by_a_fair_share_of_variants(task_id: str) -> None:
+    met = [ENV.task_preconditions(TASKS[task_id], ENV.create_state(k)) == [] for k in range(60)]
+    assert sum(met) >= 6, (task_id, sum(met))
+
+
+def test_a_handed_over_role_is_named_and_the_old_holder_is_deactivated() -> None:
+    stand_in = submodule(ENV, "instructions").stand_in
+    for k in range(20):
+        world = ENV.create_state(k)
+        for user_id in ("USR-006", "USR-007"):
+            acting = stand_in(world, user_id)
+            text = ENV.render_instruction(TASKS["TASK-008"], world)
+            assert f"{world['users'][acting]['name']} ({acting})" in text
+            assert world["users"][acting]["isActive"] is True
+            if acting != user_id:
+                old, new = world["users"][user_id], world["users"][acting]
+                assert old["isActive"] is False and f"({user_id})" not in text
+                assert (new["role"], new["departmentId"], new["approvalLimit"]) == (
+                    old["role"],
+                    old["departmentId"],
+                    old["approvalLimit"],
+                )
+    assert any(stand_in(ENV.create_state(k), "USR-006") != "USR-006" for k in range(20))
 
 
 def test_rendered_instructions_follow_the_world() -> None:
@@ -127,7 +165,9 @@ def test_rendered_instructions_follow_the_world() -> None:
     text = ENV.render_instruction(TASKS["TASK-007"], world)
     line = world["purchaseOrders"]["PO-202"]["lines"][0]
     assert f"of the {line['quantityOrdered']} hydraulic cylinders" in text
-    assert world["warehouses"]["WH-001"]["name"] in text and world["users"]["USR-004"]["name"] in text
+    acting = submodule(ENV, "instructions").stand_in(world, "USR-004")
+    assert world["warehouses"]["WH-001"]["name"] in text
+    assert text.endswith(f"You are acting as {world['users'][acting]['name']} ({acting}).")
     params = submodule(ENV, "scenario").task_parameters("TASK-001", world)
     assert f"payment terms to {params['terms']}." in ENV.render_instruction(TASKS["TASK-001"], world)
     # no variant keeps the note that gives TASK-011's answer away
@@ -137,14 +177,17 @@ def test_rendered_instructions_follow_the_world() -> None:
 @pytest.mark.parametrize("task_id", TASK_IDS)
 def test_solver_scores_one_on_variants(task_id: str) -> None:
     task = TASKS[task_id]
-    for k in range(SWEEP):
+    for k in served(task, SWEEP):
         reward, _ = play(task, ENV.create_state(k))
         assert reward == 1.0, (task_id, k)
 
 
-#: Tasks whose canonical answer the variants move (erp-world.md §11.7); the others are fixed
-#: by their anchors and a blind replay still succeeds there.
-REPLAY_DEFEATED = ("TASK-001", "TASK-004", "TASK-006", "TASK-007", "TASK-014", "TASK-016", "TASK-017")
+#: Every task changes the world. A blind replay of the canonical episode is defeated by a moved
+#: figure (erp-world.md §11.7) or by a deactivated canonical actor, except in TASK-005 and
+#: TASK-015: their verifiers and preconditions pin USR-003 and USR-008 (who must stay active)
+#: and no figure the replay passes is checked, so the canonical calls stay right there.
+REPLAY_SURVIVES = ("TASK-005", "TASK-015")
+REPLAY_DEFEATED = tuple(tid for tid in TASK_IDS if tid not in REPLAY_SURVIVES)
 
 
 @pytest.mark.parametrize("task_id", REPLAY_DEFEATED)
@@ -152,5 +195,5 @@ def test_a_blind_replay_of_the_canonical_episode_fails_on_most_variants(task_id:
     task = TASKS[task_id]
     reward, actions = play(task, ENV.create_state())
     assert reward == 1.0
-    failures = sum(play(task, ENV.create_state(k), actions)[0] < 1.0 for k in range(100))
+    failures = sum(play(task, ENV.create_state(k), actions)[0] < 1.0 for k in served(task, 100))
     assert failures > 50, (task_id, failures)
