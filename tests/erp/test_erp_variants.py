@@ -197,3 +197,29 @@ def test_a_blind_replay_of_the_canonical_episode_fails_on_most_variants(task_id:
     assert reward == 1.0
     failures = sum(play(task, ENV.create_state(k), actions)[0] < 1.0 for k in served(task, 100))
     assert failures > 50, (task_id, failures)
+
+
+def test_env_validate_runs_the_variant_checks_and_prints_only_ok(capsys: pytest.CaptureFixture[str]) -> None:
+    from silo_gym.cli import main
+
+    assert main(["env", "validate", "--env", "erp"]) == 0
+    assert capsys.readouterr().out == "OK\terp\tdata=26 tasks=18 tools=185 verifiers=18\n"
+
+
+def test_gymnasium_face_draws_reproducible_variants() -> None:
+    import gymnasium as gym
+
+    import silo_gym  # noqa: F401  (registers the ids)
+
+    env = gym.make("silo/erp-TASK-014", variants=True)
+    try:
+        text, info = env.reset(seed=11)
+        again, info_again = env.reset(seed=11)
+        assert info["variant"] is not None and (again, info_again["variant"]) == (text, info["variant"])
+        world = ENV.create_state(info["variant"])
+        assert text == ENV.render_instruction(TASKS["TASK-014"], world)
+        assert ENV.task_preconditions(TASKS["TASK-014"], world) == []
+        canonical_text, info = env.reset(options={"variant": None})
+        assert info["variant"] is None and canonical_text == TASKS["TASK-014"].instruction
+    finally:
+        env.close()
