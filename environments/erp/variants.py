@@ -14,6 +14,7 @@ construction. What changes, around the anchors of §11.5 that stay in their role
 - the stock TASK-004 and TASK-006 look at, PRD-012's reorder quantity, PO-202-L1's ordered
   quantity (TASK-007: a different remaining figure) and SO-307's ordered quantity with the
   PRD-003 stock at three sites (TASK-014), each drawn inside the task's preconditions;
+- PO-206-L1's agreed price and VINV-103's billed price (TASK-013), with MATCH-003's discrepancy;
 - the canonical QUO-006 note (which states the answer of TASK-011) is dropped.
 
 Determinism: one ``random.Random(k)`` drives every draw; pools are tuples; nothing reads the clock,
@@ -29,9 +30,11 @@ from typing import Any
 
 import orjson
 
+from silo_gym import to_fixed
+
 from .environment import build_world
 from .scenario import task_parameters
-from .state import State
+from .state import State, money
 
 __all__ = ["build_variant"]
 
@@ -403,6 +406,24 @@ def _restock(data: dict[str, Any], rng: random.Random) -> None:
     order_line["ordered"] = rng.randrange(max(available) + 1, available[0] + available[1] + 1)
 
 
+def _reprice(data: dict[str, Any], rng: random.Random) -> None:
+    """TASK-013: a new agreed price on PO-206-L1 and a billed price 3-12 % above it on VINV-103,
+    with MATCH-003's price discrepancy (expected, actual, message in the §3.6 format) to match."""
+    agreed = money(rng.randrange(6000, 12001, 25) / 100)["amount"]
+    billed = money(agreed * (1 + rng.randrange(3, 13) / 100))["amount"]
+    _by_id(data["purchaseOrders"], "PO-206")["lines"][0]["unitPrice"] = agreed
+    _by_id(data["vendorInvoices"], "VINV-103")["lines"][0]["unitPrice"] = billed
+    variance = (billed - agreed) / agreed * 100
+    for discrepancy in _by_id(data["threeWayMatches"], "MATCH-003")["discrepancies"]:
+        if discrepancy["type"] == "price" and discrepancy["purchaseOrderLineId"] == "PO-206-L1":
+            discrepancy.update(
+                expected=agreed,
+                actual=billed,
+                message=f"Invoiced unit price {to_fixed(billed, 2)} exceeds purchase order price "
+                f"{to_fixed(agreed, 2)} by {to_fixed(variance, 2)}%.",
+            )
+
+
 def _settle_approvals(world: State) -> None:
     """Every approval's amount equals its document's derived total (§11.6)."""
     sources = {"purchase_order": "purchaseOrders", "vendor_invoice": "vendorInvoices"}
@@ -432,6 +453,7 @@ def build_variant(k: int) -> State:
         data = orjson.loads(pattern.sub(lambda m: renamed[m.group(0)], text))
     _hand_over(data, rng)
     _restock(data, rng)
+    _reprice(data, rng)
     world = build_world(data)
     _settle_approvals(world)
     return world
