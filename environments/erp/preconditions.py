@@ -142,6 +142,62 @@ def _t008(state: State) -> list[str]:
     return out
 
 
+def _t002(state: State) -> list[str]:
+    vendor = _get(state, "vendors", "VEN-007")
+    return (
+        ["VEN-007 is missing or already blocked."] if not vendor or vendor.get("status") == "blocked" else []
+    )
+
+
+def _t009(state: State) -> list[str]:
+    order = _get(state, "purchaseOrders", "PO-205")
+    out = []
+    if order.get("status") != "pending_approval" or any(
+        line.get("quantityReceived") for line in order.get("lines") or []
+    ):
+        out.append("PO-205 is not an unreceived order pending approval.")
+    if order.get("approvalId") != "APR-010" or _get(state, "approvals", "APR-010").get("status") != "pending":
+        out.append("APR-010 is not PO-205's pending approval.")
+    if order.get("budgetId") != "BUD-001" or not _get(state, "budgets", "BUD-001"):
+        out.append("PO-205 is not charged to BUD-001.")
+    return out
+
+
+def _t013(state: State) -> list[str]:
+    invoice = _get(state, "vendorInvoices", "VINV-103")
+    order = _get(state, "purchaseOrders", "PO-206")
+    lines, po_lines = invoice.get("lines") or [], order.get("lines") or []
+    if (
+        invoice.get("status") not in ("pending_approval", "matched")
+        or invoice.get("purchaseOrderId") != "PO-206"
+    ):
+        return ["VINV-103 is not an open invoice on PO-206."]
+    if not lines or not po_lines or lines[0].get("purchaseOrderLineId") != "PO-206-L1":
+        return ["VINV-103's first line does not bill PO-206-L1."]
+    agreed, billed = po_lines[0]["unitPrice"]["amount"], lines[0]["unitPrice"]["amount"]
+    out = []
+    if not billed > agreed * 1.02:
+        out.append("VINV-103 bills PO-206-L1 within the 2 % price tolerance.")
+    if lines[0]["quantity"] > po_lines[0]["quantityReceived"]:
+        out.append("VINV-103 bills more than was received.")
+    return out
+
+
+def _t018(state: State) -> list[str]:
+    order = _get(state, "purchaseOrders", "PO-207")
+    invoice = _get(state, "vendorInvoices", "VINV-106")
+    out = []
+    if order.get("status") != "cancelled" or any(
+        line.get("quantityReceived") for line in order.get("lines") or []
+    ):
+        out.append("PO-207 is not a cancelled order with nothing received.")
+    if invoice.get("status") in (None, "cancelled", "rejected") or (invoice.get("amountPaid") or {}).get(
+        "amount"
+    ):
+        out.append("VINV-106 is not an open, unpaid invoice.")
+    return out
+
+
 def _t014(state: State) -> list[str]:
     order = _get(state, "salesOrders", "SO-307")
     lines = order.get("lines") or []
@@ -211,15 +267,19 @@ def _t017(state: State) -> list[str]:
 
 _CHECKS: dict[str, Callable[[State], list[str]]] = {
     "TASK-001": _t001,
+    "TASK-002": _t002,
     "TASK-004": _t004,
     "TASK-005": _t005,
     "TASK-006": _t006,
     "TASK-007": _t007,
     "TASK-008": _t008,
+    "TASK-009": _t009,
+    "TASK-013": _t013,
     "TASK-014": _t014,
     "TASK-015": _t015,
     "TASK-016": _t016,
     "TASK-017": _t017,
+    "TASK-018": _t018,
 }
 
 
