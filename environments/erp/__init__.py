@@ -1,8 +1,9 @@
 """The ERP environment: procure-to-pay and order-to-cash at a mid-sized distributor (erp-world.md).
 
-Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``, ``tools``).
-``integrity.world_problems`` checks a world's integrity (erp-world.md §11.6); it becomes a variant
-hook once the §11 generator exists (``env validate`` warns about a hook without variants).
+Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``, ``tools``)
+and the variant hooks of docs/variants.md (erp-world.md §11): ``create_state(variant)``,
+``render_instruction(task, state)``, ``task_preconditions(task, state)`` and
+``world_problems(state)``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Any
 import silo_gym
 
 from .environment import SIMULATION_NOW, TAX_RATE, create_state
+from .instructions import render_instruction
+from .integrity import world_problems
+from .preconditions import task_preconditions
 from .state import State
 from .tools import load_tools
 from .verifiers import verifiers
@@ -22,8 +26,11 @@ __all__ = [
     "State",
     "bind_tools",
     "create_state",
+    "render_instruction",
+    "task_preconditions",
     "tools",
     "verifiers",
+    "world_problems",
 ]
 
 

@@ -298,11 +298,19 @@ def _build_seed() -> bytes:
     return orjson.dumps(build_world({name: _read(name) for name in names}))
 
 
-def create_state() -> State:
-    """A fresh copy of the canonical ERP world, with the 27 keys of erp-world.md §1.3 in that order.
+def create_state(variant: int | None = None) -> State:
+    """A fresh ERP world, with the 27 keys of erp-world.md §1.3 in that order.
 
-    (Variants, erp-world.md §11, are not built yet: the world takes no variant number.)
+    ``variant=None`` (the default) is a copy of the canonical world; an int ``0 <= k < 2**63`` is
+    that variant of it (erp-world.md §11, ``variants.py``), the same world in every process.
+
+    Raises:
+        ValueError: ``variant`` is neither ``None`` nor an int in that range.
     """
+    if variant is not None:
+        from .variants import build_variant
+
+        return build_variant(variant)
     global _seed
     seed = _seed
     if seed is None:
