@@ -290,8 +290,20 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
     base = run_eval("eval-base", model)
 
     from peft import LoraConfig, PeftModel
-    from transformers import PrinterCallback
+    from transformers import PrinterCallback, TrainerCallback
     from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
+
+    class StepLine(TrainerCallback):  # type: ignore[misc]
+        """One progress line per optimizer step: the stage, the step of all steps, loss and reward."""
+
+        def __init__(self, stage: str) -> None:
+            self.stage = stage
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: Mapping[str, Any] | None = None,
+                   **kwargs: Any) -> None:
+            figures = [f"{key} {value:.3f}" for key, value in (logs or {}).items()
+                       if key in ("loss", "reward", "grad_norm") and isinstance(value, (int, float))]
+            _say(progress, f"  {self.stage} step {state.global_step}/{state.max_steps} {' '.join(figures)}")
 
     common: dict[str, Any] = {"report_to": [], "save_strategy": "no", "disable_tqdm": True, "seed": cfg.seed,
                               "use_cpu": not torch.cuda.is_available(), "bf16": False,
@@ -309,6 +321,7 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
                                             assistant_only_loss=cfg.sft_assistant_only_loss,
                                             max_length=None, logging_steps=1, **common))
         trainer.remove_callback(PrinterCallback)
+        trainer.add_callback(StepLine("SFT"))
         trainer.train()
         trainer.model.save_pretrained(str(sft_dir))
         log["sft"] = {"steps": trainer.state.global_step,
@@ -345,6 +358,7 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
                             max_completion_length=cfg.max_completion_length, max_tool_calling_iterations=4,
                             temperature=cfg.temperature, logging_steps=1, **common))
         grpo.remove_callback(PrinterCallback)
+        grpo.add_callback(StepLine("GRPO"))
         grpo.train()
         grpo.model.save_pretrained(str(grpo_dir))
         log["grpo"] = {"steps": grpo.state.global_step, "rewards": rewards,
