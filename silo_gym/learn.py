@@ -303,7 +303,8 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
                    **kwargs: Any) -> None:
             figures = [f"{key} {value:.3f}" for key, value in (logs or {}).items()
                        if key in ("loss", "reward", "grad_norm") and isinstance(value, (int, float))]
-            _say(progress, f"  {self.stage} step {state.global_step}/{state.max_steps} {' '.join(figures)}")
+            if figures:  # the trainer's closing summary has none of them
+                _say(progress, f"  {self.stage} step {state.global_step}/{state.max_steps} {' '.join(figures)}")
 
     common: dict[str, Any] = {"report_to": [], "save_strategy": "no", "disable_tqdm": True, "seed": cfg.seed,
                               "use_cpu": not torch.cuda.is_available(), "bf16": False,
