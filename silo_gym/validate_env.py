@@ -17,13 +17,13 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from .env import world_snapshot, world_type_problem
 from .jsonfmt import loads_strict
 from .loader import Environment, find_environment, open_environment
 from .models import Counts, Finding, ValidationReport
 from .registration import gym_id_problem
 from .scaffold import NOT_IMPLEMENTED_TOOL, NOT_IMPLEMENTED_VERIFIER
 from .validate_variants import VARIANT_FINDING_CODES, check_variants
+from .world import world_snapshot, world_type_problem
 
 __all__ = ["FINDING_CODES", "format_report", "validate"]
 

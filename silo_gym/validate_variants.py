@@ -19,7 +19,9 @@ An environment is variant-capable when its ``create_state`` has a parameter name
 - ``variant_hooks_unused`` (warning): variant hooks are exported but ``create_state`` takes no
   ``variant``, so no variant is ever built.
 
-Every check runs environment code, so each one turns any exception into a finding.
+Every check runs environment code, so each one turns any exception into a finding. What a hook
+must return is judged by the rules of :mod:`silo_gym.world`, the ones ``reset`` applies (the hook
+contract is stated there); only the wording of the findings is this module's.
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Protocol
 
-from .env import hook_strings, world_snapshot, world_type_problem
 from .jsonfmt import dumps_compact_bytes
 from .loader import Environment, accepts_variant
+from .world import WorldHooks, hook_strings, rendered_instruction, world_snapshot, world_type_problem
 
 __all__ = ["SAMPLE", "VARIANT_FINDING_CODES", "accepts_variant", "check_variants"]
 
@@ -54,7 +56,6 @@ SAMPLE: tuple[int, ...] = (*range(16), 1_000, 65_537, 2**31 - 1, 10**12)
 
 #: At most this many findings of one code; the last says how many more there were.
 _MAX_PER_CODE = 8
-_HOOKS = ("render_instruction", "task_preconditions", "world_problems")
 _CAUGHT = (Exception, SystemExit)
 
 
@@ -183,9 +184,10 @@ def _other_process_digests(env: Environment, ks: Sequence[int]) -> tuple[dict[st
 
 
 def _hook_result(
-    findings: _Findings, name: str, call: Callable[[], Any], world: Any, where: str, kind: type | tuple[type, ...]
+    findings: _Findings, name: str, call: Callable[[], Any], world: Any, where: str, kind: type
 ) -> tuple[bool, Any]:
-    """Call a hook on ``world``; a raise, a result that is not ``kind`` or a changed world is a
+    """Call a hook on ``world``; a raise, a changed world or a result that is not ``kind`` (``list``:
+    :func:`silo_gym.world.hook_strings`; ``str``: :func:`silo_gym.world.rendered_instruction`) is a
     ``variant_hook_failed`` finding. Returns ``(ok, result)``."""
     before = dumps_compact_bytes(world)
     try:
@@ -203,13 +205,14 @@ def _hook_result(
                          f"{name}({where}) returned {type(result).__name__}, not a list of strings.")
             return False, None
         return True, strings
-    if not isinstance(result, kind):
+    instruction = rendered_instruction(result)  # an instruction, read as reset reads it
+    if instruction is None and not isinstance(result, str):
         findings.add("error", "variant_hook_failed", f"{name}({where}) returned {type(result).__name__}, not a string.")
         return False, None
-    if isinstance(result, str) and not result.strip():
+    if instruction is None:
         findings.add("error", "variant_hook_failed", f"{name}({where}) returned an empty instruction.")
         return False, None
-    return True, result
+    return True, instruction
 
 
 def check_variants(run: _Reporter, env: Environment, sample: Sequence[int] = SAMPLE, processes: bool = True) -> None:
@@ -223,9 +226,9 @@ def check_variants(run: _Reporter, env: Environment, sample: Sequence[int] = SAM
     """
     module = env.module
     create_state = getattr(module, "create_state", None)
-    hooks = {name: getattr(module, name, None) for name in _HOOKS}
-    exported = [name for name, fn in hooks.items() if callable(fn)]
-    capable = accepts_variant(create_state)
+    hooks = WorldHooks(module)
+    exported = hooks.exported()
+    capable = hooks.variant_capable
     if not capable:
         if exported:
             run.warning(
@@ -233,7 +236,7 @@ def check_variants(run: _Reporter, env: Environment, sample: Sequence[int] = SAM
                 f"{', '.join(exported)} {'is' if len(exported) == 1 else 'are'} exported, but create_state() "
                 "takes no variant parameter, so no variant is ever built; declare create_state(variant=None).",
             )
-        if not callable(hooks["world_problems"]):
+        if hooks.world_problems is None:
             return
     findings = _Findings(run)
     try:
@@ -242,7 +245,7 @@ def check_variants(run: _Reporter, env: Environment, sample: Sequence[int] = SAM
         return  # reported as create_state_failed by the state checks
     if world_type_problem(base) is not None:
         return  # reported by the state checks; variants are compared with it
-    render, preconditions, problems_of = hooks["render_instruction"], hooks["task_preconditions"], hooks["world_problems"]
+    render, preconditions, problems_of = hooks.render_instruction, hooks.task_preconditions, hooks.world_problems
 
     # the canonical world
     if callable(problems_of):
