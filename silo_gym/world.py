@@ -2,7 +2,7 @@
 
 ``SiloEnv.reset`` and ``SiloEnv.check_reset`` prepare every world through :class:`WorldPreparer`;
 ``silo-gym serve`` resets a ``SiloEnv``, so it takes the same path; ``silo-gym env validate``
-(:mod:`silo_gym.validate_env`, :mod:`silo_gym.validate_variants`) judges what the hooks return by
+(:mod:`silo_gym.authoring.validate`, :mod:`silo_gym.authoring.validate_variants`) judges what the hooks return by
 the same rules, the functions below. This is the variant hook contract (docs/variants.md §1),
 stated once:
 
