@@ -39,3 +39,16 @@ def test_the_names_users_import_today_still_import() -> None:
     assert "variant_integrity" in FINDING_CODES and callable(check_variants)
     assert TaskStore.__module__ == "silo_gym.authoring.store"
     assert (template_dir("blank") / "environment.py").is_file()  # the templates did not move
+
+
+def test_the_vector_folder_keeps_its_import_path() -> None:
+    import gymnasium as gym
+
+    from silo_gym import vector
+    from silo_gym.vector import envs, infos
+
+    assert vector.make_vector_env is envs.make_vector_env and vector.ExactInfos is infos.ExactInfos
+    assert silo_gym.make_vec is envs.make_vec
+    spec = gym.spec("silo/demo-TASK-001")
+    module, _, name = str(spec.vector_entry_point).partition(":")
+    assert getattr(importlib.import_module(module), name) is envs.make_vector_env
