@@ -38,11 +38,11 @@ from .verifiers import (
 from .version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from .authoring.sdk import Silo
+    from .authoring.validate import validate
     from .env import SiloEnv
     from .models import Manifest, Task, ValidationReport
-    from .project import Silo
     from .runner import RunResult, run_task
-    from .validate_env import validate
     from .vector import make_vec
 
 
@@ -52,10 +52,10 @@ _LAZY = {
     "Manifest": "models",
     "Task": "models",
     "ValidationReport": "models",
-    "Silo": "project",
+    "Silo": "authoring.sdk",
     "RunResult": "runner",
     "run_task": "runner",
-    "validate": "validate_env",
+    "validate": "authoring.validate",
     "make_vec": "vector",
 }
 

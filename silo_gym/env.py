@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import numbers
 import os
-import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from .errors import SiloError, VerifierError
 from .formats import VARIANT_LIMIT
 from .info import ResetInfo
 from .jsonfmt import dumps_compact, dumps_compact_float_free, format_number, text_form
-from .loader import Environment, accepts_variant, open_environment, open_environment_at
+from .loader import Environment, open_environment, open_environment_at
 from .plain_json import answer_not_recordable
 from .runs.provenance import environment_hash_of
 from .shaping import ProgressPotential
@@ -35,13 +34,24 @@ from .spaces import JsonText, ToolCall
 from .time_limit import check_called_without_time_limit
 from .tools import tool_list
 from .verifiers import find_verifier
+from .world import (
+    MAX_VARIANT_TRIES,
+    VARIANT_SPACE,
+    WorldHooks,
+    WorldPreparer,
+    hook_strings,
+    world_snapshot,
+    world_type_problem,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .models import Task
 
-__all__ = ["SiloEnv", "hook_strings", "world_snapshot", "world_type_problem"]
+# hook_strings, world_snapshot, world_type_problem, MAX_VARIANT_TRIES and VARIANT_SPACE live in
+# silo_gym.world (world preparation); they are named here too for code that imported them here.
+__all__ = ["MAX_VARIANT_TRIES", "VARIANT_SPACE", "SiloEnv", "hook_strings", "world_snapshot", "world_type_problem"]
 
 _NOT_STARTED = "Call reset() before step()."
 _ENDED = "The episode has ended; call reset() before step()."
@@ -54,12 +64,6 @@ TERMINATION_REASONS = ("completed", "max_tool_calls", "timeout", "agent_error")
 
 #: The values of ``reward_mode`` (gym-api.md; ``"shaped"``: docs/training.md, "Progress shaping").
 REWARD_MODES = ("fraction", "binary", "shaped")
-
-#: Variants drawn at reset come from ``[0, VARIANT_SPACE)`` (docs/variants.md).
-VARIANT_SPACE = 2**31
-#: How many consecutive variant numbers a drawing reset tries before it gives up.
-MAX_VARIANT_TRIES = 100
-
 
 def _variant_text(value: Any) -> str:
     """A refused variant for a message: its ``repr``, or how many digits an int has when that is
@@ -85,11 +89,6 @@ def shorten_text(text: str, limit: int) -> str:
     return text[: max(0, limit - len(marker))] + marker[: limit]
 
 
-def _sentences(problems: list[str]) -> str:
-    """Problems joined by ``"; "``, without their own final periods (the message adds one)."""
-    return "; ".join(p.rstrip().rstrip(".") for p in problems)
-
-
 def end_observation(reason: str, error: str | None, limit: int) -> str:
     """``{"terminationReason": ..., "error": ...}`` in compact JSON, with ``error`` shortened (see
     :func:`shorten_text`) to the longest that keeps the text within ``limit`` characters."""
@@ -108,105 +107,20 @@ def end_observation(reason: str, error: str | None, limit: int) -> str:
     return best
 
 
-def hook_strings(value: Any) -> list[str] | None:
-    """What a variant hook that lists problems returned (``task_preconditions``,
-    ``world_problems``: docs/variants.md), as a list, when it is a list or a tuple of ``str``;
-    else None. ``reset`` and ``env validate`` read these hooks through this one rule."""
-    if isinstance(value, (list, tuple)) and all(isinstance(p, str) for p in value):
-        return list(value)
-    return None
-
-
-def world_type_problem(state: Any) -> str | None:
-    """Why ``state``, as ``create_state`` returned it, is not a world, or None when it is one.
-
-    A world is a JSON object, a ``dict`` of top-level keys (silo-format §1.2.2 and §13: the
-    state's keys, its ``now``; docs/variants.md §1.1). The reason reads on from "create_state() ",
-    e.g. ``"returned a list, not a world: ..."``; ``reset`` refuses such a world and
-    ``env validate`` reports it (``create_state_failed``).
-    """
-    if isinstance(state, dict):
-        return None
-    kind = "None" if state is None else f"a {type(state).__name__}"
-    return (f"returned {kind}, not a world: it must return the world as a JSON object "
-            "(a dict of its top-level keys, silo-format §1.2)")
-
-
-def _depth(value: Any) -> int:
-    """How many dicts, lists and tuples deep ``value`` nests (iteratively: it may be very deep)."""
-    deepest = 0
-    seen: set[int] = set()
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, (dict, list, tuple)) or id(node) in seen:
-            continue
-        seen.add(id(node))
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return deepest
-
-
-def world_snapshot(state: Any, exact: bool | None = None) -> tuple[Snapshot | None, str | None]:
-    """``(the snapshot reset keeps of a world, None)``, or ``(None, why it cannot be kept)``.
-
-    Every episode keeps an exact copy of its initial world (silo-format §5.1 step 6); a world
-    that is not a dict, nests too deeply for a copy (Python's recursion limit) or holds a value
-    that cannot be copied is refused, with a reason that reads on from "create_state() ", as in
-    :func:`world_type_problem`. ``exact``: whether the world round-trips exactly through orjson
-    (decided here when None).
-    """
-    problem = world_type_problem(state)
-    if problem is not None:
-        return None, problem
-    try:
-        return Snapshot.take(state, round_trips_exactly(state) if exact is None else exact), None
-    except RecursionError:
-        return None, (f"returned a world nested {_depth(state)} levels deep, too deep to copy (Python's "
-                      f"recursion limit is {sys.getrecursionlimit()}); keep its records a few hundred levels "
-                      "deep at most")
-    except Exception as exc:  # a value pickle cannot copy: not JSON-compatible (silo-format §1.2.2)
-        return None, (f"returned a world that cannot be copied ({type(exc).__name__}: {exc}); a world "
-                      "holds JSON-compatible values only (silo-format §1.2)")
-
-
-def _check_fresh(environment: str, previous: Any, state: Any) -> None:
-    """Refuse a ``create_state()`` that hands back the previous episode's world, or one of its
-    top-level collections (silo-format §1.2.1). Deeper sharing is left to ``env validate``."""
-    shared = previous is state
-    if not shared and isinstance(state, dict) and isinstance(previous, dict):
-        shared = any(
-            isinstance(v, (dict, list)) and previous.get(k) is v for k, v in state.items()
-        )
-    if shared:
-        raise SiloError(
-            "runtime_contract_invalid",
-            f'create_state() of environment "{environment}" returned objects of the previous '
-            "episode's world; it must build a fresh world on every call (run "
-            f'"silo-gym env validate --env {environment}").',
-            {"environment": environment, "missing": "create_state"},
-        )
-
-
 class _ModuleShared:
     """What every env over one loaded environment module shares: the tool list (as a list and as
-    orjson bytes for fresh copies), the action-space template, whether states round-trip exactly
-    through orjson (decided at the first reset), and the variant hooks (docs/variants.md)."""
+    orjson bytes for fresh copies), the action-space template and the module's world hooks
+    (:class:`silo_gym.world.WorldHooks`: the variant hooks, whether the canonical world
+    round-trips exactly through orjson)."""
 
-    __slots__ = ("tools", "tools_json", "space", "orjson_state", "variant_capable", "render_instruction",
-                 "task_preconditions", "__weakref__")
+    __slots__ = ("tools", "tools_json", "space", "hooks", "__weakref__")
 
     def __init__(self, env: Environment) -> None:
         module = env.module
         self.tools = tool_list(module.bind_tools(env.create_state()))
         self.tools_json = orjson.dumps(self.tools) if round_trips_exactly(self.tools) else None
         self.space = ToolCall(self.tools)
-        self.orjson_state: bool | None = None
-        self.variant_capable = accepts_variant(module.create_state)
-        render = getattr(module, "render_instruction", None)
-        self.render_instruction = render if callable(render) else None
-        preconditions = getattr(module, "task_preconditions", None)
-        self.task_preconditions = preconditions if callable(preconditions) else None
+        self.hooks = WorldHooks(module)
 
 
 _shared_by_module: weakref.WeakKeyDictionary[Any, _ModuleShared] = weakref.WeakKeyDictionary()
@@ -342,9 +256,10 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
         self._shared = _module_shared(self.silo_env)
         self.action_space = self._shared.space.share()
         self.observation_space = JsonText(max_length=max_observation_length)
+        self._world = WorldPreparer(self.environment_name, self.silo_env, self._shared.hooks)
         self.variants = variants
         if variants:
-            self._require_variant_capable()
+            self._world.require_variant_capable()
         self._environment_hash: str | None = None
         self._checked: _Checked | None = None
         self._pending: list[tuple[Listener, str | None, str | None]] = []
@@ -578,55 +493,29 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
     def _prepare(self, requested: Task | None, pick_variant: bool, variant: int | None,
                  rng: np.random.Generator) -> _Start:
         """Every part of a reset that may refuse it, done before the running episode is touched: the
-        task (drawn with ``rng`` when none was asked for), its verifier, the world (a variant world
-        meets the task's preconditions), the rendered instruction, the freshness of the world and
-        its snapshot."""
+        task (drawn with ``rng`` when none was asked for), its verifier, then the world through
+        :meth:`silo_gym.world.WorldPreparer.prepare` (a variant world meets the task's
+        preconditions, the instruction rendered, the world fresh, its snapshot taken)."""
         task = requested if requested is not None else self._draw_task(rng)
         verifier = self._verifier_for(task)
-        if not pick_variant and self.variants:
-            variant, state = self._draw_variant_world(task, rng)
-        else:
-            state = self._world(task, variant)
-        if variant is not None:
-            task = self._rendered_task(task, state, variant)
         previous = self.episode
-        if previous is not None:
-            _check_fresh(self.environment_name, previous.state, state)
-        # Whether the world round-trips exactly through orjson: decided once for the canonical
-        # world (the same every time), for each variant world on its own (their values vary).
-        shared = self._shared
-        if variant is not None:
-            exact = round_trips_exactly(state)
-        else:
-            if shared.orjson_state is None:
-                shared.orjson_state = round_trips_exactly(state)
-            exact = shared.orjson_state
-        snapshot, problem = world_snapshot(state, exact)
-        if snapshot is None:
-            raise self._world_refused(problem, variant)
+        world = self._world.prepare(task, variant, not pick_variant and self.variants, rng,
+                                    previous.state if previous is not None else None)
+        task, state = world.task, world.state
         potential = None
         if self.reward_mode == "shaped":  # silo_gym.shaping: the verifier grades the initial world
             reads = self._answer_reads.setdefault(getattr(verifier, "id", None), {})
-            potential = ProgressPotential(verifier, task, snapshot.restore(), reads)
+            potential = ProgressPotential(verifier, task, world.snapshot.restore(), reads)
             potential.value = potential.of(state)
-        return _Start(task, verifier, variant, state, snapshot, potential)
+        return _Start(task, verifier, world.variant, state, world.snapshot, potential)
 
-    # -- variants (docs/variants.md) --------------------------------------------------------------
+    # -- variants (docs/variants.md; the hooks are read in silo_gym.world) -------------------------
 
     def environment_hash(self) -> str:
         """The environment's content hash (``config.environmentHash``), computed once per env."""
         if self._environment_hash is None:
             self._environment_hash = environment_hash_of(self.silo_env, self._shared.tools)
         return self._environment_hash
-
-    def _require_variant_capable(self) -> None:
-        if not self._shared.variant_capable:
-            raise SiloError(
-                "variant_unsupported",
-                f'Environment "{self.environment_name}" has no variants: its create_state() takes no '
-                '"variant" argument (see docs/variants.md).',
-                {"environment": self.environment_name},
-            )
 
     def _requested_variant(self, options: dict[str, Any] | None) -> tuple[bool, int | None]:
         """``(whether options pick a variant, the variant)``, checked before anything else happens."""
@@ -640,112 +529,8 @@ class SiloEnv(gym.Env[str, dict[str, Any]]):
                 'options["variant"] must be a variant number, an int with 0 <= k < 2**63, or None for the '
                 f"canonical world (docs/variants.md); got {_variant_text(value)}."
             )
-        self._require_variant_capable()
+        self._world.require_variant_capable()
         return True, int(value)
-
-    def _world(self, task: Task, variant: int | None) -> Any:
-        """``create_state()`` for the canonical world, else variant ``variant`` of the world, which
-        must meet the task's preconditions."""
-        if variant is None:
-            state = self.silo_env.create_state()
-            problem = world_type_problem(state)
-            if problem is not None:
-                raise self._world_refused(problem, None)
-            return state
-        state = self._variant_world(variant)
-        problems = self._unmet_preconditions(task, state, variant)
-        if problems:
-            raise SiloError(
-                "variant_preconditions_unmet",
-                f'Variant {variant} of environment "{self.environment_name}" does not meet the '
-                f'preconditions of task "{task.id}": {_sentences(problems)}.',
-                {"environment": self.environment_name, "taskId": task.id, "variant": variant,
-                 "problems": problems},
-            )
-        return state
-
-    def _draw_variant_world(self, task: Task, rng: np.random.Generator) -> tuple[int, Any]:
-        """The first variant from a number drawn with ``rng`` whose world meets the task's
-        preconditions, trying at most :data:`MAX_VARIANT_TRIES` consecutive numbers."""
-        first = int(rng.integers(VARIANT_SPACE))
-        problems: list[str] = []
-        for offset in range(MAX_VARIANT_TRIES):
-            variant = (first + offset) % VARIANT_SPACE
-            state = self._variant_world(variant)
-            problems = self._unmet_preconditions(task, state, variant)
-            if not problems:
-                return variant, state
-        raise SiloError(
-            "variant_preconditions_unmet",
-            f'None of {MAX_VARIANT_TRIES} variants from {first} of environment "{self.environment_name}" '
-            f'meets the preconditions of task "{task.id}"; the last one: {_sentences(problems)}.',
-            {"environment": self.environment_name, "taskId": task.id, "variant": first, "problems": problems},
-        )
-
-    def _hook_failed(self, hook: str, exc: Exception, detail: str) -> SiloError:
-        error = SiloError(
-            "runtime_contract_invalid",
-            f'{hook} of environment "{self.environment_name}" raised {type(exc).__name__}: {exc} ({detail}).',
-            {"environment": self.environment_name, "missing": hook.removesuffix("()")},
-        )
-        error.__cause__ = exc
-        return error
-
-    def _world_refused(self, problem: str | None, variant: int | None) -> SiloError:
-        hook = "create_state()" if variant is None else f"create_state({variant})"
-        return SiloError(
-            "runtime_contract_invalid",
-            f'{hook} of environment "{self.environment_name}" {problem}.',
-            {"environment": self.environment_name, "missing": "create_state"},
-        )
-
-    def _variant_world(self, variant: int) -> Any:
-        try:
-            state = self.silo_env.create_state(variant)
-        except SiloError:
-            raise
-        except Exception as exc:
-            raise self._hook_failed("create_state()", exc, f"variant {variant}") from exc
-        problem = world_type_problem(state)  # before the hooks read it
-        if problem is not None:
-            raise self._world_refused(problem, variant)
-        return state
-
-    def _unmet_preconditions(self, task: Task, state: Any, variant: int) -> list[str]:
-        hook = self._shared.task_preconditions
-        if hook is None:
-            return []
-        try:
-            problems = hook(task, state)
-        except Exception as exc:
-            raise self._hook_failed("task_preconditions()", exc, f'variant {variant}, task "{task.id}"') from exc
-        unmet = hook_strings(problems)
-        if unmet is None:
-            raise SiloError(
-                "runtime_contract_invalid",
-                f'task_preconditions() of environment "{self.environment_name}" must return a list (or '
-                f"tuple) of str, got {type(problems).__name__}.",
-                {"environment": self.environment_name, "missing": "task_preconditions"},
-            )
-        return unmet
-
-    def _rendered_task(self, task: Task, state: Any, variant: int) -> Task:
-        """The task with the instruction rendered for this variant's world (docs/variants.md)."""
-        hook = self._shared.render_instruction
-        if hook is None:
-            return task
-        try:
-            instruction = hook(task, state)
-        except Exception as exc:
-            raise self._hook_failed("render_instruction()", exc, f'variant {variant}, task "{task.id}"') from exc
-        if not isinstance(instruction, str) or not instruction.strip():
-            raise SiloError(
-                "runtime_contract_invalid",
-                f'render_instruction() of environment "{self.environment_name}" must return a non-empty '
-                f'str for task "{task.id}", got {type(instruction).__name__}.',
-                {"environment": self.environment_name, "missing": "render_instruction"},
-            )
-        return task.model_copy(update={"instruction": instruction})
 
     def _active(self) -> Episode:
         ep = self.episode

@@ -1,5 +1,5 @@
 """Authoring commands (silo-format §10.2): ``init``, ``env validate``, ``data``, ``task``, ``tool``
-and ``verifier``. They share the stores of :mod:`silo_gym.store` with the project API."""
+and ``verifier``. They share the stores of :mod:`silo_gym.authoring.store` with the project API."""
 
 from __future__ import annotations
 
@@ -8,10 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import SiloError
-from ..jsonfmt import dumps_pretty, loads_strict
-from ..loader import open_environment, shipped_environments_dir
-from ..scaffold import (
+from ..authoring.scaffold import (
     TEMPLATES,
     PromptAborted,
     RemovalResult,
@@ -24,9 +21,12 @@ from ..scaffold import (
     scaffold_verifier,
     split_list,
 )
-from ..store import DataStore, EnvironmentRef, TaskStore, check_writable, resolve_environment
+from ..authoring.store import DataStore, EnvironmentRef, TaskStore, check_writable, resolve_environment
+from ..authoring.validate import format_report, validate
+from ..errors import SiloError
+from ..jsonfmt import dumps_pretty, loads_strict
+from ..loader import open_environment, shipped_environments_dir
 from ..tools import tool_list
-from ..validate_env import format_report, validate
 from .parser import CommandParser, Commands, UsageError, add_group
 
 __all__ = ["register"]

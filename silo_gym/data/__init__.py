@@ -4,7 +4,8 @@
   (``backend="local"``, up to ``concurrency`` episodes at once on one event loop;
   :mod:`silo_gym.data.local_backend`) or on a Ray cluster (``backend="ray"``, the
   ``silo-gym[ray]`` extra; :mod:`silo_gym.data.ray_backend`); :func:`iter_collect` yields the
-  rows as episodes finish; :func:`collect_jsonl` streams them to a JSONL file and resumes an
+  rows as episodes finish; their settings are one :class:`CollectConfig`
+  (:mod:`silo_gym.data.config`), or its fields as keyword arguments; :func:`collect_jsonl` streams them to a JSONL file and resumes an
   interrupted collection (:mod:`silo_gym.data.stream`);
 - :func:`preference_pairs` turns rows into chosen/rejected pairs (TRL's conversational layout);
 - :func:`sft_rows` turns successful rows into conversational SFT rows with a ``tools`` column;
@@ -27,6 +28,7 @@ from .collect import (
     resolve_policy,
     transcript_messages,
 )
+from .config import CollectConfig
 from .io import FORMATS, read, write
 from .local_backend import CollectCounters, CollectionInterrupted
 from .pairs import PAIR_COLUMNS, preference_pairs
@@ -36,6 +38,7 @@ from .stream import ResumeError, collect_jsonl
 __all__ = [
     "BACKENDS",
     "EPISODE_COLUMNS",
+    "CollectConfig",
     "CollectCounters",
     "CollectionInterrupted",
     "FORMATS",

@@ -117,13 +117,11 @@ id). These propagate and stop the collection, as in ``silo-gym run``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Unpack
 
 from ..seeds import episode_seed, group_reset_seed
-from ..time_limit import TIME_LIMIT_REFUSED
-from ..wrappers.record import RunDirJournal
+from .config import CollectConfig, CollectOptions, collect_config
 from .episodes import (  # noqa: F401 (re-exported at their old path)
     BACKENDS,
     EPISODE_COLUMNS,
@@ -149,6 +147,8 @@ from .episodes import (  # noqa: F401 (re-exported at their old path)
 __all__ = [
     "BACKENDS",
     "EPISODE_COLUMNS",
+    "CollectConfig",
+    "CollectOptions",
     "EpisodeJob",
     "EpisodeRunner",
     "RandomPolicy",
@@ -164,88 +164,33 @@ __all__ = [
 ]
 
 
-def _ordered(
-    env_ids: str | Iterable[str],
-    policy: Any,
-    *,
-    episodes_per_task: int,
-    seed: int,
-    runs_dir: str | os.PathLike[str] | None,
-    env_kwargs: dict[str, Any] | None,
-    policy_name: str | None,
-    progress: Callable[[dict[str, Any]], None] | None,
-    backend: str,
-    num_workers: int | None,
-    ray_address: str | None,
-    max_retries: int,
-    ray_actor_options: dict[str, Any] | None,
-    concurrency: int,
-    episode_timeout_s: float | None,
-    skip: Container[tuple[str, str, int]] | None,
-    counters: Any,
-    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
-    group_size: int = 1,
-    curriculum: Any = None,
-    run_journal: RunDirJournal | None = None,
-) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
+def _ordered(env_ids: str | Iterable[str], policy: Any,
+             config: CollectConfig) -> Iterator[tuple[tuple[int, int, int], dict[str, Any]]]:
     """Check the arguments now, then return the generator of ``(order, row)``."""
-    if backend not in BACKENDS:
-        raise ValueError(f'backend must be "local" or "ray", got {backend!r}.')
-    if env_kwargs and "max_episode_steps" in env_kwargs:
-        raise ValueError(TIME_LIMIT_REFUSED)
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
-    if episodes_per_task < 0:
-        raise ValueError("episodes_per_task must be >= 0")
-    check_group_size(group_size, episodes_per_task)
-    if curriculum is not None:
-        from ..curriculum import Curriculum
-
-        if not isinstance(curriculum, Curriculum):
-            raise TypeError(f"curriculum must be a silo_gym.curriculum.Curriculum, got {type(curriculum).__name__}.")
-        if backend != "local":
-            raise ValueError('curriculum= needs backend="local": the sampler is told each result in this process.')
-        if skip is not None:
-            raise ValueError("A collection drawn from a curriculum cannot skip episodes (or be resumed): its plan "
-                             "depends on the results.")
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-        raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}.")
-    if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
-                                    or num_workers < 1):
-        raise ValueError(f"num_workers must be an int >= 1 or None, got {num_workers!r}.")
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ValueError(f"concurrency must be an int >= 1, got {concurrency!r}.")
-    if episode_timeout_s is not None and (isinstance(episode_timeout_s, bool)
-                                          or not isinstance(episode_timeout_s, (int, float))
-                                          or not 0 < episode_timeout_s < float("inf")):
-        raise ValueError(f"episode_timeout_s must be a number of seconds above 0 or None, got {episode_timeout_s!r}.")
-    worlds = check_episode_variants(episode_variants, episodes_per_task)
-    if backend == "local":
+    worlds = config.check()
+    env_kwargs = config.make_kwargs()
+    if config.backend == "local":
         from .local_backend import check_concurrency, iter_local
 
-        if num_workers not in (None, 1):
+        if config.num_workers not in (None, 1):
             raise ValueError('num_workers > 1 needs backend="ray" (the local backend is this one process).')
-        if ray_address is not None or ray_actor_options is not None:
+        if config.ray_address is not None or config.ray_actor_options is not None:
             raise ValueError('ray_address and ray_actor_options apply to backend="ray" only.')
-        runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=policy_name, runs_dir=runs_dir,
-                               episode_timeout_s=episode_timeout_s, episode_variants=worlds,
-                               run_journal=run_journal)
-        check_concurrency(runner, concurrency, episode_timeout_s, lambda: f"the policy {runner.label!r}")
-        source = iter_local(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
-                            concurrency=concurrency, skip=skip, counters=counters, group_size=group_size,
-                            curriculum=curriculum)
+        runner = EpisodeRunner(ids, policy, env_kwargs=env_kwargs, policy_name=config.policy_name,
+                               runs_dir=config.runs_dir, episode_timeout_s=config.episode_timeout_s,
+                               episode_variants=worlds, run_journal=config.run_journal)
+        check_concurrency(runner, config.concurrency, config.episode_timeout_s,
+                          lambda: f"the policy {runner.label!r}")
+        source = iter_local(runner, config)
     else:
         from .ray_backend import iter_ray, require_ray
 
         require_ray()
-        source = iter_ray(ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
-                          env_kwargs=env_kwargs, policy_name=policy_name, max_retries=max_retries,
-                          num_workers=num_workers, ray_address=ray_address, actor_options=ray_actor_options,
-                          concurrency=concurrency, episode_timeout_s=episode_timeout_s, skip=skip,
-                          counters=counters, episode_variants=worlds, group_size=group_size,
-                          run_journal=run_journal)
-    if progress is None:
+        source = iter_ray(ids, policy, config, worlds)
+    if config.progress is None:
         return source
-    return _with_progress(source, progress)
+    return _with_progress(source, config.progress)
 
 
 def _with_progress(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]],
@@ -265,27 +210,8 @@ def _with_progress(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]]
 def iter_collect(
     env_ids: str | Iterable[str],
     policy: Any,
-    *,
-    episodes_per_task: int,
-    seed: int = 0,
-    runs_dir: str | os.PathLike[str] | None = None,
-    env_kwargs: dict[str, Any] | None = None,
-    variants: bool = False,
-    policy_name: str | None = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-    backend: str = "local",
-    num_workers: int | None = None,
-    ray_address: str | None = None,
-    max_retries: int = 2,
-    ray_actor_options: dict[str, Any] | None = None,
-    concurrency: int = 1,
-    episode_timeout_s: float | None = None,
-    skip: Container[tuple[str, str, int]] | None = None,
-    counters: Any = None,
-    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
-    group_size: int = 1,
-    curriculum: Any = None,
-    run_journal: RunDirJournal | None = None,
+    config: CollectConfig | None = None,
+    **options: Unpack[CollectOptions],
 ) -> Iterator[dict[str, Any]]:
     """:func:`collect`, streaming: yields each row as soon as its episode is done (and its run
     directory is in ``runs_dir``).
@@ -300,23 +226,8 @@ def iter_collect(
     and deletes the run directories of rows finished but never yielded: every run directory
     left is a yielded row's.
     """
-    ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
-                       env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
-                       backend=backend,
-                       num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
-                       ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
-                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum,
-                       run_journal=run_journal)
+    ordered = _ordered(env_ids, policy, collect_config(config, options, "iter_collect"))
     return _rows_only(ordered)
-
-
-def _with_variants(env_kwargs: dict[str, Any] | None, variants: bool) -> dict[str, Any] | None:
-    """``env_kwargs`` with ``variants=True`` when asked: each episode's reset seed then draws its
-    variant world (docs/variants.md), so the same ``seed`` gives the same variants."""
-    if not variants:
-        return env_kwargs
-    return {**(env_kwargs or {}), "variants": True}
 
 
 def _rows_only(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]]) -> Iterator[dict[str, Any]]:
@@ -332,34 +243,19 @@ def _rows_only(source: Iterator[tuple[tuple[int, int, int], dict[str, Any]]]) ->
 def collect(
     env_ids: str | Iterable[str],
     policy: Any,
-    *,
-    episodes_per_task: int,
-    seed: int = 0,
-    runs_dir: str | os.PathLike[str] | None = None,
-    env_kwargs: dict[str, Any] | None = None,
-    variants: bool = False,
-    policy_name: str | None = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-    backend: str = "local",
-    num_workers: int | None = None,
-    ray_address: str | None = None,
-    max_retries: int = 2,
-    ray_actor_options: dict[str, Any] | None = None,
-    concurrency: int = 1,
-    episode_timeout_s: float | None = None,
-    skip: Container[tuple[str, str, int]] | None = None,
-    counters: Any = None,
-    episode_variants: Mapping[str, Sequence[int | None]] | None = None,
-    group_size: int = 1,
-    curriculum: Any = None,
-    run_journal: RunDirJournal | None = None,
+    config: CollectConfig | None = None,
+    **options: Unpack[CollectOptions],
 ) -> list[dict[str, Any]]:
     """Run ``policy`` for ``episodes_per_task`` episodes on every task of ``env_ids``; one row per
     episode (module docs for the columns, the policy kinds, failed rows and retries).
 
+    The settings are one :class:`~silo_gym.data.config.CollectConfig`: pass it as ``config``, its
+    fields as keyword arguments (below), or both (the keywords replace the config's fields).
+
     Args:
         env_ids: Gymnasium ids: ``silo/<env>-<TASK>`` for one task, ``silo/<env>`` (or just
             ``<env>``) for all tasks of an environment, in id order.
+        config: a :class:`~silo_gym.data.config.CollectConfig` (default: one made of the keywords).
         policy: see the module docs. With ``backend="ray"`` it is sent to the workers: a string
             (``"random"``, ``path.py[:name]``) as the string, rebuilt in each worker (a relative
             path is resolved against this process's current directory); any other object with
@@ -425,15 +321,9 @@ def collect(
         gymnasium.error.Error: an unknown id.
         SiloError: setup errors; ``agent_invalid`` for a policy file that cannot be imported.
         VerifierError: grading failed.
+        TypeError: a keyword that is no setting, or neither ``config`` nor ``episodes_per_task``.
     """
-    ordered = _ordered(env_ids, policy, episodes_per_task=episodes_per_task, seed=seed, runs_dir=runs_dir,
-                       env_kwargs=_with_variants(env_kwargs, variants), policy_name=policy_name, progress=progress,
-                       backend=backend,
-                       num_workers=num_workers, ray_address=ray_address, max_retries=max_retries,
-                       ray_actor_options=ray_actor_options, concurrency=concurrency,
-                       episode_timeout_s=episode_timeout_s, skip=skip, counters=counters,
-                       episode_variants=episode_variants, group_size=group_size, curriculum=curriculum,
-                       run_journal=run_journal)
+    ordered = _ordered(env_ids, policy, collect_config(config, options, "collect"))
     items = list(ordered)
     items.sort(key=lambda item: item[0])
     return [row for _, row in items]

@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from .config import CollectConfig
 from .episodes import EpisodeJob, EpisodeRunner, aplay_with_retries, curriculum_jobs
 
 __all__ = ["CollectCounters", "CollectionInterrupted", "iter_local"]
@@ -277,21 +278,20 @@ class _Engine:
                 loop.call_soon_threadsafe(self.delivered)
 
 
-def iter_local(runner: EpisodeRunner, *, episodes_per_task: int, seed: int, max_retries: int,
-               concurrency: int = 1, skip: Container[tuple[str, str, int]] | None = None,
-               counters: CollectCounters | None = None, group_size: int = 1,
-               curriculum: Any = None) -> Iterator[tuple[Order, dict[str, Any]]]:
+def iter_local(runner: EpisodeRunner, config: CollectConfig) -> Iterator[tuple[Order, dict[str, Any]]]:
     """Yield ``(order, row)`` for every episode of ``runner``'s ids, in completion order (module
-    docs). ``skip`` holds ``(environment, task_id, episode)`` keys not to play (a resumed
-    collection). ``group_size`` and ``curriculum``: as for :func:`~silo_gym.data.collect`.
+    docs), with ``config``'s ``episodes_per_task``, ``seed``, ``max_retries``, ``concurrency``,
+    ``skip`` (``(environment, task_id, episode)`` keys not to play: a resumed collection),
+    ``counters``, ``group_size`` and ``curriculum`` (as for :func:`~silo_gym.data.collect`; the
+    runner was made with the rest).
 
     Raises:
         CollectionInterrupted: SIGINT/SIGTERM stopped the collection (after its finished rows).
         SiloError, gymnasium.error.Error: errors of the environment or the setup.
     """
-    engine = _Engine(runner, episodes_per_task=episodes_per_task, seed=seed, max_retries=max_retries,
-                     concurrency=concurrency, skip=skip, counters=counters, group_size=group_size,
-                     curriculum=curriculum)
+    engine = _Engine(runner, episodes_per_task=config.episodes_per_task, seed=config.seed,
+                     max_retries=config.max_retries, concurrency=config.concurrency, skip=config.skip,
+                     counters=config.counters, group_size=config.group_size, curriculum=config.curriculum)
     return engine.rows()
 
 

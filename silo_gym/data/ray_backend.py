@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from ..wrappers.record import RunDirJournal, write_atomic
+from .config import CollectConfig
 from .episodes import (
     RUN_FILES,
     EpisodeJob,
@@ -303,32 +304,19 @@ def _death_text(slot: _Slot, exc: BaseException) -> str:
     return f"The Ray worker playing the episode died{where}: {type(exc).__name__}"
 
 
-def iter_ray(
-    env_ids: Sequence[str],
-    policy: Any,
-    *,
-    episodes_per_task: int,
-    seed: int,
-    runs_dir: str | os.PathLike[str] | None,
-    env_kwargs: dict[str, Any] | None,
-    policy_name: str | None,
-    max_retries: int,
-    num_workers: int | None,
-    ray_address: str | None,
-    actor_options: dict[str, Any] | None,
-    concurrency: int = 1,
-    episode_timeout_s: float | None = None,
-    skip: Any = None,
-    counters: Any = None,
-    episode_variants: dict[str, list[int | None]] | None = None,
-    group_size: int = 1,
-    run_journal: RunDirJournal | None = None,
-) -> Iterator[tuple[Order, dict[str, Any]]]:
-    """Yield ``(order, row)`` for every episode, in completion order (module docs); ``skip``,
-    ``counters``, ``episode_variants``, ``group_size`` and ``run_journal`` as for
-    :func:`silo_gym.data.collect`. A row's run directory is written into ``runs_dir`` just before
-    the row is yielded, so closing the iterator early leaves no run directory of a row never
-    yielded."""
+def iter_ray(env_ids: Sequence[str], policy: Any, settings: CollectConfig,
+             episode_variants: dict[str, list[int | None]] | None = None) -> Iterator[tuple[Order, dict[str, Any]]]:
+    """Yield ``(order, row)`` for every episode, in completion order (module docs), with the
+    settings of ``settings`` (:class:`~silo_gym.data.config.CollectConfig`, as for
+    :func:`silo_gym.data.collect`; its ``env_kwargs`` with ``variants`` folded in) and
+    ``episode_variants`` as :meth:`~silo_gym.data.config.CollectConfig.check` returned it. A
+    row's run directory is written into ``runs_dir`` just before the row is yielded, so closing
+    the iterator early leaves no run directory of a row never yielded."""
+    episodes_per_task, seed, runs_dir = settings.episodes_per_task, settings.seed, settings.runs_dir
+    env_kwargs, policy_name, max_retries = settings.make_kwargs(), settings.policy_name, settings.max_retries
+    num_workers, ray_address, actor_options = settings.num_workers, settings.ray_address, settings.ray_actor_options
+    concurrency, episode_timeout_s, skip = settings.concurrency, settings.episode_timeout_s, settings.skip
+    counters, group_size, run_journal = settings.counters, settings.group_size, settings.run_journal
     ray = require_ray()
     from ray.exceptions import GetTimeoutError, RayActorError, RayError
 

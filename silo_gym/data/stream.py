@@ -27,7 +27,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Unpack
 
 import gymnasium as gym
 
@@ -43,6 +43,7 @@ from .collect import (
     iter_collect,
     plan_envs,
 )
+from .config import CollectConfig, CollectOptions, collect_config
 from .io import write
 from .run_journal import RUNS_JOURNAL, RunJournal
 
@@ -505,14 +506,13 @@ def _row_label(policy: Any, policy_name: str | None) -> str | None:
     return None
 
 
-def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str], policy: Any, *,
-                  episodes_per_task: int, seed: int = 0, resume: bool = False, overwrite: bool = False,
-                  policy_spec: str | None = None, env_kwargs: dict[str, Any] | None = None,
-                  **collect_kwargs: Any) -> list[dict[str, Any]]:
+def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str], policy: Any,
+                  config: CollectConfig | None = None, *, resume: bool = False, overwrite: bool = False,
+                  policy_spec: str | None = None, **options: Unpack[CollectOptions]) -> list[dict[str, Any]]:
     """Collect with every row streamed to ``<out_dir>/episodes.jsonl`` (module docs); returns all
     rows in :func:`~silo_gym.data.collect`'s order.
 
-    With ``runs_dir`` (in ``collect_kwargs``) every run directory created is listed in
+    With ``runs_dir`` (a setting) every run directory created is listed in
     ``<out_dir>/.collect-runs`` (:mod:`silo_gym.data.run_journal`) and the record names the runs
     directory; before any episode is played, the listed run directories that no kept row names
     (episodes in flight when a crash stopped an earlier attempt) are deleted, so that in the end
@@ -528,10 +528,13 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             once this collection's arguments are checked; other files there are kept.
         policy_spec: how the policy is named in the record (default: ``str(policy)`` for a
             string, else the policy's ``name`` or type name); a resume must name it the same way.
-        **collect_kwargs: passed to :func:`~silo_gym.data.iter_collect` (``concurrency``,
-            ``runs_dir``, ``progress``...); ``variants=True`` is recorded as an env kwarg, and
-            ``episode_variants`` as ``episodeVariants`` (a resume checks each kept row's
-            variant against it).
+        config: the collection's settings (:class:`~silo_gym.data.config.CollectConfig`), with
+            ``options`` replacing its fields; without it, the settings are ``options``.
+        **options: the settings as keyword arguments, as for :func:`~silo_gym.data.iter_collect`
+            (``episodes_per_task``, ``seed``, ``concurrency``, ``runs_dir``, ``progress``...);
+            ``variants=True`` is recorded as an env kwarg, and ``episode_variants`` as
+            ``episodeVariants`` (a resume checks each kept row's variant against it). ``skip`` and
+            ``run_journal`` are this function's own.
 
     Raises:
         ValueError: ``resume`` and ``overwrite`` both true.
@@ -547,22 +550,24 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             rows.
         KeyboardInterrupt: the collection was interrupted; the rows finished are in the file.
     """
+    settings = collect_config(config, options, "collect_jsonl")
     if resume and overwrite:
         raise ValueError("resume and overwrite exclude each other: finish the collection there, or replace it.")
     ids = [env_ids] if isinstance(env_ids, str) else list(env_ids)
-    group_size = collect_kwargs.get("group_size", 1)
+    episodes_per_task, seed, group_size = settings.episodes_per_task, settings.seed, settings.group_size
     check_group_size(group_size, episodes_per_task)
-    variants = collect_kwargs.pop("variants", False)
-    if variants is not False:  # recorded with the env kwargs, so a resume must ask for it too
-        env_kwargs = {**(env_kwargs or {}), "variants": variants}
+    env_kwargs = settings.env_kwargs
+    if settings.variants is not False:  # recorded with the env kwargs, so a resume must ask for it too
+        env_kwargs = {**(env_kwargs or {}), "variants": settings.variants}
+    settings = settings.replace(env_kwargs=env_kwargs, variants=False)
     out = Path(out_dir)
     stream = out / STREAM_FILE
     record_path = out / MANIFEST
     label = policy_spec or (policy if isinstance(policy, str) else str(getattr(policy, "name", type(policy).__name__)))
-    runs_dir = collect_kwargs.get("runs_dir")
+    runs_dir = settings.runs_dir
     runs_root = os.path.abspath(runs_dir) if runs_dir is not None else None
     wanted = _manifest(ids, label, seed, episodes_per_task, env_kwargs, runs_root, group_size)
-    fixed_worlds = check_episode_variants(collect_kwargs.get("episode_variants"), episodes_per_task)
+    fixed_worlds = check_episode_variants(settings.episode_variants, episodes_per_task)
     if fixed_worlds is not None:  # recorded only when given: a plain collection's record is as it was
         wanted["episodeVariants"] = fixed_worlds
     if out.exists() and not out.is_dir():
@@ -592,7 +597,7 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
             lines = _scan(stream)
             plans = plan_envs(ids, env_kwargs)
             plan = _Plan(plans, episodes_per_task, seed, dict(env_kwargs or {}),
-                         _row_label(policy, collect_kwargs.get("policy_name")), fixed_worlds, group_size)
+                         _row_label(policy, settings.policy_name), fixed_worlds, group_size)
             try:
                 done = _check_rows(stream, lines, plan)
             finally:
@@ -615,8 +620,8 @@ def collect_jsonl(out_dir: str | os.PathLike[str], env_ids: str | Iterable[str],
         skip = {(r["environment"], r["task_id"], r["episode"]) for r in done}
         # The arguments are checked here, before anything is written.
         journal = RunJournal(out / RUNS_JOURNAL)
-        source = iter_collect(ids, policy, episodes_per_task=episodes_per_task, seed=seed, env_kwargs=env_kwargs,
-                              skip=skip, run_journal=journal if runs_root is not None else None, **collect_kwargs)
+        source = iter_collect(ids, policy, settings.replace(
+            skip=skip, run_journal=journal if runs_root is not None else None))
         rows = list(done)
         try:
             out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Vector envs for silo ids (gym-api.md, "Vectorization").
+"""Vector envs for silo ids (gym-api.md, "Vectorization"): the envs and their factories.
 
 - ``gym.make_vec(id, num_envs=N)`` with no mode uses :func:`make_vector_env`, our
   ``vector_entry_point``: a ``SyncVectorEnv`` (the fastest safe choice for tools that compute in
@@ -40,11 +40,12 @@ import numpy as np
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
-from .curriculum import Curriculum
-from .env import SiloEnv
-from .time_limit import TIME_LIMIT_REFUSED
-from .wrappers.curriculum import CurriculumTasks
-from .wrappers.record import RecordRun
+from ..curriculum import Curriculum
+from ..env import SiloEnv
+from ..time_limit import TIME_LIMIT_REFUSED
+from ..wrappers.curriculum import CurriculumTasks
+from ..wrappers.record import RecordRun
+from .infos import INFO_DTYPES, OBJECT_DTYPE, ExactInfos
 
 __all__ = ["make_vec", "make_vector_env"]
 
@@ -150,92 +151,6 @@ def _reset_refusal(vector: SyncVectorEnv | AsyncVectorEnv, seed: Any, options: d
     return None
 
 
-def _fits(array: np.ndarray[Any, Any], value: Any) -> bool:
-    """Whether ``value`` can go into ``array`` unchanged (no cast such as 2.5 -> 2 or None -> error)."""
-    kind = array.dtype.kind
-    if kind == "O":
-        return True
-    if isinstance(value, np.ndarray):
-        return value.dtype == array.dtype and value.shape == array.shape[1:]
-    if isinstance(value, np.generic):
-        return value.dtype == array.dtype
-    if type(value) is bool:
-        return kind == "b"
-    if type(value) is int:
-        return kind == "i" and -(2**63) <= value < 2**63
-    if type(value) is float:
-        return kind == "f"
-    return False
-
-
-_DTYPES = {bool: np.dtype(bool), float: np.dtype(float), int: np.dtype(int)}
-_OBJECT = np.dtype(object)
-
-
-def _new_array(value: Any, num_envs: int, object_only: bool = False) -> np.ndarray[Any, Any]:
-    """The array Gymnasium would start for ``value``, or an object array when a cast could lose it."""
-    if not object_only:
-        kind = type(value)
-        if kind is bool or kind is float:
-            return np.zeros(num_envs, dtype=_DTYPES[kind])
-        if kind is int and -(2**63) <= value < 2**63:
-            return np.zeros(num_envs, dtype=_DTYPES[int])
-        if isinstance(value, np.number):
-            return np.zeros(num_envs, dtype=type(value))
-        if isinstance(value, np.ndarray):
-            return np.zeros((num_envs, *value.shape), dtype=value.dtype)
-    return np.empty(num_envs, dtype=_OBJECT)  # filled with None
-
-
-def _unbatch(batched: dict[str, Any], index: int) -> dict[str, Any]:
-    """Sub-env ``index``'s dict out of a batched info dict (the keys whose ``_key`` mask is set)."""
-    out: dict[str, Any] = {}
-    for key, value in batched.items():
-        mask = batched.get(f"_{key}")
-        if key.startswith("_") or mask is None or not mask[index]:
-            continue
-        out[key] = _unbatch(value, index) if isinstance(value, dict) else value[index]
-    return out
-
-
-class _ExactInfos:
-    """Batches infos like Gymnasium (an array per key plus a ``_key`` mask, dicts recursively),
-    but never changes a value.
-
-    Gymnasium makes the array from the first sub-env's value and casts the others into it, so an
-    ``int`` beside a ``None`` raises, a float answer beside an int answer is truncated
-    (2.5 -> 2) and a dict beside a scalar breaks. Here such a key falls back to an object array
-    holding each sub-env's value as returned.
-    """
-
-    num_envs: int
-
-    def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
-        for key, value in env_info.items():
-            current = vector_infos.get(key)
-            if isinstance(value, dict) and (current is None or isinstance(current, dict)) and key != "final_obs":
-                array: Any = self._add_info(current if current is not None else {}, value, env_num)
-            else:
-                if isinstance(current, dict):  # a dict in earlier sub-envs, a scalar here
-                    mask = vector_infos[f"_{key}"]
-                    array = np.full(self.num_envs, None, dtype=object)
-                    for i in np.flatnonzero(mask):
-                        array[i] = _unbatch(current, int(i))
-                elif current is None:
-                    array = _new_array(value, self.num_envs, object_only=key == "final_obs")
-                elif not _fits(current, value):
-                    array = current.astype(object)
-                else:
-                    array = current
-                array[env_num] = value
-            mask = vector_infos.get(f"_{key}")
-            if mask is None:
-                mask = np.zeros(self.num_envs, dtype=_DTYPES[bool])
-            mask[env_num] = True
-            vector_infos[key], vector_infos[f"_{key}"] = array, mask
-        return vector_infos
-
-
 def _check_actions(actions: Any, num_envs: int) -> None:
     """Actions are one action per sub-env, as a list or tuple (gym-api.md, "Vectorization")."""
     if not isinstance(actions, (list, tuple)) or len(actions) != num_envs:
@@ -247,7 +162,7 @@ def _check_actions(actions: Any, num_envs: int) -> None:
         )
 
 
-class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
+class SiloSyncVectorEnv(ExactInfos, SyncVectorEnv):
     """``SyncVectorEnv`` with exact info batching and every sub-env's reset checked before any
     sub-env is reset.
 
@@ -319,25 +234,25 @@ class SiloSyncVectorEnv(_ExactInfos, SyncVectorEnv):
                 return None
             if kind is not bool and kind is not float and kind is not int and kind is not str and values[0] is not None:
                 return None
-            columns.setdefault(kind if kind in _DTYPES else object, []).append((key, values))
+            columns.setdefault(kind if kind in INFO_DTYPES else object, []).append((key, values))
         arrays: dict[str, Any] = {}
         for kind, group in columns.items():
             if kind is object:
-                block = np.empty((len(group), n), dtype=_OBJECT)
+                block = np.empty((len(group), n), dtype=OBJECT_DTYPE)
                 for row, (_, values) in enumerate(group):
                     block[row, :] = values
             else:
-                block = np.array([values for _, values in group], dtype=_DTYPES[kind])
+                block = np.array([values for _, values in group], dtype=INFO_DTYPES[kind])
             for row, (key, _) in enumerate(group):
                 arrays[key] = block[row]
-        masks = np.ones((len(arrays), n), dtype=_DTYPES[bool])
+        masks = np.ones((len(arrays), n), dtype=INFO_DTYPES[bool])
         out: dict[str, Any] = {}
         for row, key in enumerate(first):  # Gymnasium's order: key, _key, next key, ...
             out[key] = arrays[key]
             out[f"_{key}"] = masks[row]
         return out
 
-class SiloAsyncVectorEnv(_ExactInfos, AsyncVectorEnv):
+class SiloAsyncVectorEnv(ExactInfos, AsyncVectorEnv):
     """``AsyncVectorEnv`` (no shared memory) with exact info batching and every sub-env's reset
     checked before any sub-env is reset (a worker whose reset raises is lost, and the vector env
     with it)."""
