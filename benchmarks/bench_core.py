@@ -13,6 +13,7 @@ import json
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NO_LIMIT = 10**9
 CHEAP = ("get_current_date", {})
 TYPICAL = ("get_opportunity", {"opportunityId": "OPP-003"})
-ERP_CHEAP = ("get_current_date", {})
-ERP_TYPICAL = ("get_purchase_order", {"purchaseOrderId": "PO-202"})
+ERP_CHEAP: tuple[str, dict[str, Any]] = ("get_current_date", {})
+ERP_TYPICAL: tuple[str, dict[str, Any]] = ("get_purchase_order", {"purchaseOrderId": "PO-202"})
 ERP_TASKS = [f"TASK-{i:03d}" for i in range(1, 19)]
 
 
@@ -92,8 +93,10 @@ def _step_floor_rows(table: Table, sizes: Sizes, env: SiloEnv, calls: tuple[tupl
             problems(tool_input)
             clone_output(run(state, tool_input))
 
-        times = interleaved({"floor": floor, "step": lambda action=action: env.step(action)},
-                            sizes.loops, sizes.repeats)
+        def step(action: dict[str, Any] = action) -> None:
+            env.step(action)
+
+        times = interleaved({"floor": floor, "step": step}, sizes.loops, sizes.repeats)
         target = 3.0 if label == "cheapest" else 1.3
         table.add(f"{prefix}{label} ({name}) floor", times["floor"], "us")
         table.add(f"{prefix}{label} ({name}) SiloEnv.step", times["step"], "us")
@@ -170,7 +173,7 @@ def _erp_reset_rows(table: Table, sizes: Sizes, erp: World) -> None:
     loops = max(1, sizes.loops // 8 // erp.factor)
     floors, resets = [], []
     for _ in range(sizes.repeats):
-        floors.append(interleaved({"floor": lambda: orjson.loads(seed_bytes)}, loops, 1)["floor"])
+        floors.append(interleaved({"floor": partial(orjson.loads, seed_bytes)}, loops, 1)["floor"])
         resets.append(_reset_us(env, loops, 1))
     floor, reset = statistics.median(floors), statistics.median(resets)
     env.close()

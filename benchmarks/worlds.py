@@ -40,6 +40,7 @@ from silo_gym import SiloEnv
 from silo_gym.loader import open_environment_at, shipped_environments_dir
 
 __all__ = [
+    "ERP_COLLECTIONS",
     "SCALES",
     "World",
     "erp_world",
@@ -228,8 +229,8 @@ def write_scaled_demo(root: Path, factor: int) -> Path:
 #: How far a copy's dates move (104 weeks: the weekday is kept).
 ERP_SHIFT_DAYS = 728
 
-#: The ERP data files that hold keyed records (the rest: ``company``, ``auditLog``, ``sequences``).
-_ERP_KEYED = (
+#: The ERP data files that hold keyed records, in the world's key order (the rest: ``company``, ``auditLog``, ``sequences``).
+ERP_COLLECTIONS = (
     "departments", "users", "vendors", "customers", "products", "warehouses", "inventory",
     "inventoryMovements", "requisitions", "approvals", "rfqs", "quotations", "purchaseOrders",
     "goodsReceipts", "receivingDiscrepancies", "vendorInvoices", "threeWayMatches", "payments",
@@ -255,7 +256,7 @@ class _ErpCopier:
     def __init__(self, data: dict[str, Any], k: int, width: int) -> None:
         self.k, self.suffix = k, f"-{k:0{width}d}"
         self.ids: dict[str, str] = {}
-        for key in _ERP_KEYED:
+        for key in ERP_COLLECTIONS:
             for record in data[key]:
                 if key != "inventory":
                     self.ids[record["id"]] = record["id"] + self.suffix
@@ -309,7 +310,7 @@ def scale_erp(data: dict[str, Any], factor: int) -> dict[str, Any]:
     width = len(str(factor))
     copiers = [_ErpCopier(data, k, width) for k in range(2, factor + 1)]
     out = dict(data)
-    for key in _ERP_KEYED:
+    for key in ERP_COLLECTIONS:
         records = list(data[key])
         for copier in copiers:
             records.extend(copier.record(key, r) for r in data[key])
