@@ -286,7 +286,7 @@ def bench_end(sizes: Sizes, at: World | None = None) -> Table:
     repeats = max(3, sizes.repeats * 3 // max(1, at.factor // 10 or 1))
     _end_rows(table, at, _load_solver(), DEMO_TASKS, repeats, "")
     erp = world(at.factor, "erp")
-    _end_rows(table, erp, _load_solver("erp_solver.py"), ERP_TASKS, max(3, repeats // 3), "erp: ")
+    _end_rows(table, erp, _load_solver("erp_solver.py"), ERP_TASKS, max(2, repeats // 3), "erp: ")
     return table
 
 
