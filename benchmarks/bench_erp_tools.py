@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +86,8 @@ def bench_erp_tools(sizes: Sizes) -> Table:
         base = worlds[1][name]
         for f in FACTORS[1:]:
             here = worlds[f][name]
-            calls = {"here": lambda t=here, a=tool_input: t.execute(a), "1x": lambda t=base, a=tool_input: t.execute(a)}
+            calls: dict[str, Callable[[], Any]] = {"here": partial(here.execute, tool_input),
+                                                   "1x": partial(base.execute, tool_input)}
             warm = interleaved(calls, max(1, sizes.loops // 8), sizes.repeats)
             if f == FACTORS[1]:
                 table.add(f"{label} 1x", warm["1x"], "us")
