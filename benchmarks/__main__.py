@@ -3,6 +3,8 @@
 ``--scale`` runs every benchmark that has a world (step, reset, record, episodes, vector, memory,
 tools) once per size of the demo world (``benchmarks/worlds.py``: 10 means ``demo10x``, ten
 times the records) and then prints the figures side by side with the largest over the smallest.
+Step, reset, end and episodes also measure the ERP world of the same size (``erp10x``), in rows
+named ``erp: ...``.
 Results go to ``<out>/<name>.json`` at 1x, ``<out>/<name>-<N>x.json`` at other sizes and
 ``<out>/<name>-scales.json`` for the side-by-side table.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from .bench_core import bench_end, bench_episodes, bench_record, bench_reset, bench_step
 from .bench_demo_variants import bench_demo_variants
+from .bench_erp_tools import bench_erp_tools
 from .bench_eval import bench_eval
 from .bench_hubs import bench_hubs
 from .bench_llm import bench_llm
@@ -49,6 +52,7 @@ SINGLE: dict[str, Callable[[Sizes], Table]] = {
     "demo_variants": bench_demo_variants,
     "view": bench_view,
     "project_tools": bench_project_tools,
+    "erp_tools": bench_erp_tools,
     "llm": bench_llm,
     "peers": bench_peers,
     "eval": bench_eval,

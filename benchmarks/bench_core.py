@@ -1,4 +1,9 @@
-"""Step, reset and recording cost against their floors, and whole-episode throughput."""
+"""Step, reset and recording cost against their floors, and whole-episode throughput.
+
+Step, reset, end and episodes measure the demo world and then the ERP world of the same size
+(``benchmarks/worlds.py``: ``erp``, ``erp10x``, ``erp100x``), the ERP's figures in rows named
+``erp: ...``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import json
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 NO_LIMIT = 10**9
 CHEAP = ("get_current_date", {})
 TYPICAL = ("get_opportunity", {"opportunityId": "OPP-003"})
+ERP_CHEAP: tuple[str, dict[str, Any]] = ("get_current_date", {})
+ERP_TYPICAL: tuple[str, dict[str, Any]] = ("get_purchase_order", {"purchaseOrderId": "PO-202"})
+ERP_TASKS = [f"TASK-{i:03d}" for i in range(1, 19)]
 
 
 def _load_solver(file_name: str = "crm_solver.py") -> Any:
@@ -65,7 +74,42 @@ def bench_step(sizes: Sizes, at: World | None = None) -> Table:
         table.add(f"{label} step / floor", ratio(times["step"], times["floor"]), "x", verdict(ratio(times["step"], times["floor"]), target))
         table.add(f"{label} gym.make step", times["make"], "us")
         table.add(f"{label} gym.make / raw", ratio(times["make"], times["step"]), "x", verdict(ratio(times["make"], times["step"]), 1.2))
+    _erp_step_rows(table, sizes, world(at.factor, "erp"))
     return table
+
+
+def _step_floor_rows(table: Table, sizes: Sizes, env: SiloEnv, calls: tuple[tuple[str, tuple[str, dict[str, Any]]], ...],
+                     prefix: str) -> None:
+    """Rows ``<prefix><label> floor``, ``... SiloEnv.step`` and ``... step / floor`` for each call,
+    the step and its floor (validation, ``run``, clone on the same world) measured alternately."""
+    assert env.episode is not None
+    state = env.episode.state
+    for label, (name, tool_input) in calls:
+        source = env.episode.tool_map[name].source
+        problems, run = source.validator.problems, source.run
+        action = {"tool": name, "input": tool_input}
+
+        def floor(problems: Any = problems, run: Any = run, tool_input: Any = tool_input) -> None:
+            problems(tool_input)
+            clone_output(run(state, tool_input))
+
+        def step(action: dict[str, Any] = action) -> None:
+            env.step(action)
+
+        times = interleaved({"floor": floor, "step": step}, sizes.loops, sizes.repeats)
+        target = 3.0 if label == "cheapest" else 1.3
+        table.add(f"{prefix}{label} ({name}) floor", times["floor"], "us")
+        table.add(f"{prefix}{label} ({name}) SiloEnv.step", times["step"], "us")
+        table.add(f"{prefix}{label} step / floor", ratio(times["step"], times["floor"]), "x",
+                  verdict(ratio(times["step"], times["floor"]), target))
+
+
+def _erp_step_rows(table: Table, sizes: Sizes, erp: World) -> None:
+    """The ERP world's rows of the step benchmark: its cheapest tool and a typical read."""
+    env = erp.env("TASK-007", max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
+    env.reset(seed=0)
+    _step_floor_rows(table, sizes, env, (("cheapest", ERP_CHEAP), ("typical read", ERP_TYPICAL)), "erp: ")
+    env.close()
 
 
 def _read_world_from_files(data_dir: Path) -> dict[str, Any]:
@@ -117,7 +161,26 @@ def bench_reset(sizes: Sizes, at: World | None = None) -> Table:
     table.add("naive: copy.deepcopy", times["deepcopy"], "us")
     table.add("reset vs re-reading files", ratio(times["files"], times["reset"]), "x faster")
     table.add("reset vs deepcopy", ratio(times["deepcopy"], times["reset"]), "x faster")
+    _erp_reset_rows(table, sizes, world(at.factor, "erp"))
     return table
+
+
+def _erp_reset_rows(table: Table, sizes: Sizes, erp: World) -> None:
+    """The ERP world's reset against its floor (``orjson.loads`` of its world), measured in
+    alternation: a round of floors, then a round of resets, ``repeats`` times."""
+    env = erp.env("TASK-001")
+    seed_bytes = orjson.dumps(env.silo_env.module.create_state())
+    loops = max(1, sizes.loops // 8 // erp.factor)
+    floors, resets = [], []
+    for _ in range(sizes.repeats):
+        floors.append(interleaved({"floor": partial(orjson.loads, seed_bytes)}, loops, 1)["floor"])
+        resets.append(_reset_us(env, loops, 1))
+    floor, reset = statistics.median(floors), statistics.median(resets)
+    env.close()
+    table.add("erp: world size (compact JSON)", len(seed_bytes) / 1e3, "kB")
+    table.add("erp: floor (orjson.loads of the world)", floor, "us")
+    table.add("erp: SiloEnv.reset", reset, "us")
+    table.add("erp: reset / floor", ratio(reset, floor), "x", verdict(ratio(reset, floor), 2.0))
 
 
 def bench_record(sizes: Sizes, at: World | None = None) -> Table:
@@ -178,6 +241,11 @@ def bench_episodes(sizes: Sizes, at: World | None = None) -> Table:
     table.add("episodes per second (recorded)", rec, "ep/s")
     table.add("recorded / raw throughput", ratio(rec, raw), "x")
     table.add("episodes run (each way)", float(episodes), "")
+    erp = world(at.factor, "erp")
+    erp_episodes = max(len(ERP_TASKS), sizes.episodes // at.factor)
+    erp_rate = _episodes(lambda t: gym.make(erp.env_id(t)), _load_solver("erp_solver.py"), erp_episodes, ERP_TASKS)
+    table.add("erp: episodes per second (gym.make, the 18 tasks' reference solver)", erp_rate, "ep/s")
+    table.add("erp: episodes run", float(erp_episodes), "")
     if at.factor != 1:
         return table  # the project world is not scaled
     # The second shipped world: fifteen tasks over a larger world, canonical and variant worlds.
@@ -206,20 +274,29 @@ def _to_answer(env: SiloEnv, solver: Any, seed: int) -> Any:
 
 
 def bench_end(sizes: Sizes, at: World | None = None) -> Table:
-    """The step that ends an episode against its floor (issue 14.2), per demo task.
+    """The step that ends an episode against its floor (issue 14.2), per demo task, then per ERP
+    task (rows ``erp: ...``, on the ERP world of the same size).
 
     Floor: one ``orjson.loads`` of the initial world's bytes (what the verifier compares against),
     the verifier's own ``check``, one ``orjson.dumps`` of the final world, on the same episode.
     The end: grading, the state diff and its exactness proof, the ``result.json`` dict.
     """
-    from silo_gym.verifiers import VerifierContext
-
     at = at or world(1)
     table = Table(f"ending an episode: the answering step vs its floor @ {at.label} ({at.name})")
-    solver = _load_solver()
     repeats = max(3, sizes.repeats * 3 // max(1, at.factor // 10 or 1))
+    _end_rows(table, at, _load_solver(), DEMO_TASKS, repeats, "")
+    erp = world(at.factor, "erp")
+    _end_rows(table, erp, _load_solver("erp_solver.py"), ERP_TASKS, max(2, repeats // 3), "erp: ")
+    return table
+
+
+def _end_rows(table: Table, at: World, solver: Any, tasks: list[str], repeats: int, prefix: str) -> None:
+    """Per task, the answering step against its floor (median of ``repeats`` episodes), and the
+    worst ratio; rows named with ``prefix``."""
+    from silo_gym.verifiers import VerifierContext
+
     worst = 0.0
-    for task in [f"TASK-00{i}" for i in range(1, 7)]:
+    for task in tasks:
         env = at.env(task, max_tool_calls=NO_LIMIT, timeout_ms=NO_LIMIT)
         ends, floors = [], []
         for r in range(repeats):
@@ -242,8 +319,8 @@ def bench_end(sizes: Sizes, at: World | None = None) -> Table:
         worst = max(worst, end / floor)
         changed = sum(len(e["added"]) + len(e["changed"]) + len(e["removed"])
                       for e in info["state_diff"]["collections"].values())
-        table.add(f"{task} end ({changed} records changed)", end, "us")
-        table.add(f"{task} floor", floor, "us")
-        table.add(f"{task} end / floor", ratio(end, floor), "x", verdict(ratio(end, floor), 1.5))
-    table.add("worst end / floor", worst, "x", verdict(worst, 1.5))
-    return table
+        table.add(f"{prefix}{task} end ({changed} records changed)", end, "us")
+        table.add(f"{prefix}{task} floor", floor, "us")
+        table.add(f"{prefix}{task} end / floor", ratio(end, floor), "x", verdict(ratio(end, floor), 1.5))
+        env.close()
+    table.add(f"{prefix}worst end / floor", worst, "x", verdict(worst, 1.5))

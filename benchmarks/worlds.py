@@ -25,6 +25,7 @@ How a world is multiplied (factor ``n``):
 from __future__ import annotations
 
 import atexit
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -38,7 +39,19 @@ import silo_gym
 from silo_gym import SiloEnv
 from silo_gym.loader import open_environment_at, shipped_environments_dir
 
-__all__ = ["SCALES", "World", "parse_scales", "scale_project", "scale_records", "world", "write_scaled_demo"]
+__all__ = [
+    "ERP_COLLECTIONS",
+    "SCALES",
+    "World",
+    "erp_world",
+    "parse_scales",
+    "scale_erp",
+    "scale_project",
+    "scale_records",
+    "world",
+    "write_scaled_demo",
+    "write_scaled_erp",
+]
 
 #: The sizes the issue asks for.
 SCALES = (1, 10, 100)
@@ -73,12 +86,14 @@ _STALE_DAYS = 30
 
 @dataclass(frozen=True)
 class World:
-    """One world size: ``name`` is the environment name (``demo``, ``demo10x``), ``factor`` the
-    multiplier of the demo's record counts, ``path`` its directory."""
+    """One world size: ``name`` is the environment name (``demo``, ``demo10x``, ``erp100x``),
+    ``factor`` the multiplier of the shipped world's record counts, ``path`` its directory and
+    ``kind`` the shipped world it scales (``"demo"`` or ``"erp"``)."""
 
     name: str
     factor: int
     path: Path
+    kind: str = "demo"
 
     @property
     def label(self) -> str:
@@ -197,28 +212,167 @@ def write_scaled_demo(root: Path, factor: int) -> Path:
     return target
 
 
-_worlds: dict[int, World] = {}
+# ---------------------------------------------------------------------------------------------
+# The ERP world (erp-world.md), scaled the same way
+#
+# Every record of the 23 keyed collections and every audit event keeps its place and gains
+# ``n - 1`` copies. A copy's id is ``<id>-<k>`` (an inventory record's is ``STK-<product>-<warehouse>``
+# of its copied product and warehouse); every string in it that names a record (``VEN-002``), a
+# document line (``PO-201-L1``) or a stock record is pointed at copy ``k`` of that record, so each
+# copy links only to copies with its own ``k`` and every reference resolves. ``company`` and
+# ``sequences`` are kept, so a tool creates ``PO-210`` in every world, as in the canonical one.
+# Three changes keep the 18 tasks' answers unique, so the reference solver scores 1.0 at every size:
+# every date and instant of a copy is 728 days (104 weeks) later (no copied invoice is overdue or due
+# within a week, no copied order is late), a copied user is inactive (never an approver a tool
+# proposes), and copied names, codes, SKUs and e-mail addresses carry ``#k`` / ``-k`` / ``.k`` tags.
+
+#: How far a copy's dates move (104 weeks: the weekday is kept).
+ERP_SHIFT_DAYS = 728
+
+#: The ERP data files that hold keyed records, in the world's key order (the rest: ``company``, ``auditLog``, ``sequences``).
+ERP_COLLECTIONS = (
+    "departments", "users", "vendors", "customers", "products", "warehouses", "inventory",
+    "inventoryMovements", "requisitions", "approvals", "rfqs", "quotations", "purchaseOrders",
+    "goodsReceipts", "receivingDiscrepancies", "vendorInvoices", "threeWayMatches", "payments",
+    "salesOrders", "fulfillments", "customerInvoices", "expenses", "budgets",
+)
+_ISO_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})(T.*)?$")
+_LINE_ID = re.compile(r"^(.+)-L(\d+)$")
+_TAGGED_TEXT = ("name", "title")
+_TAGGED_CODES = ("code", "sku")
+
+
+def _shift_date(text: str) -> str:
+    match = _ISO_DATE.match(text)
+    if match is None:
+        return text
+    day = date.fromisoformat(match.group(1)) + timedelta(days=ERP_SHIFT_DAYS)
+    return day.isoformat() + (match.group(2) or "")
+
+
+class _ErpCopier:
+    """Copy ``k`` of ERP records: ids and references moved to copy ``k``, dates shifted."""
+
+    def __init__(self, data: dict[str, Any], k: int, width: int) -> None:
+        self.k, self.suffix = k, f"-{k:0{width}d}"
+        self.ids: dict[str, str] = {}
+        for key in ERP_COLLECTIONS:
+            for record in data[key]:
+                if key != "inventory":
+                    self.ids[record["id"]] = record["id"] + self.suffix
+        for record in data["inventory"]:
+            product, warehouse = self.ids[record["productId"]], self.ids[record["warehouseId"]]
+            self.ids[record["id"]] = f"STK-{product}-{warehouse}"
+
+    def value(self, value: Any) -> Any:
+        if type(value) is str:
+            found = self.ids.get(value)
+            if found is not None:
+                return found
+            line = _LINE_ID.match(value)
+            if line is not None and line.group(1) in self.ids:
+                return f"{self.ids[line.group(1)]}-L{line.group(2)}"
+            return _shift_date(value)
+        if type(value) is dict:
+            return {key: self.value(v) for key, v in value.items()}
+        if type(value) is list:
+            return [self.value(v) for v in value]
+        return value
+
+    def record(self, collection: str, record: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = self.value(record)
+        for field in _TAGGED_TEXT:
+            if isinstance(out.get(field), str):
+                out[field] = f"{out[field]} #{self.k}"
+        for field in _TAGGED_CODES:
+            if isinstance(out.get(field), str):
+                out[field] = out[field] + self.suffix
+        contact = out.get("contact")
+        if isinstance(contact, dict) and "email" in contact:
+            out["contact"] = {**contact, "email": _tag_email(contact["email"], self.k)}
+        if "email" in out:
+            out["email"] = _tag_email(out["email"], self.k)
+        if collection == "users":
+            out["isActive"] = False
+        return out
+
+
+def scale_erp(data: dict[str, Any], factor: int) -> dict[str, Any]:
+    """The ERP's data files (file stem -> parsed JSON) multiplied by ``factor`` (see the comment
+    above :data:`ERP_SHIFT_DAYS`): each keyed list sorted by id, the audit log's copies after its
+    originals in time order, ``company`` and ``sequences`` as they are.
+
+    Raises:
+        ValueError: a factor below 1.
+    """
+    if factor < 1:
+        raise ValueError(f"factor must be >= 1, got {factor}")
+    width = len(str(factor))
+    copiers = [_ErpCopier(data, k, width) for k in range(2, factor + 1)]
+    out = dict(data)
+    for key in ERP_COLLECTIONS:
+        records = list(data[key])
+        for copier in copiers:
+            records.extend(copier.record(key, r) for r in data[key])
+        records.sort(key=lambda r: r["id"])
+        out[key] = records
+    copies = [copier.record("auditLog", e) for copier in copiers for e in data["auditLog"]]
+    copies.sort(key=lambda e: e["at"])
+    out["auditLog"] = [*data["auditLog"], *copies]
+    return out
+
+
+def write_scaled_erp(root: Path, factor: int) -> Path:
+    """Write ``root/erp<factor>x``: the ERP environment's code, tasks and manifest, with its data
+    multiplied by ``factor`` (:func:`scale_erp`); returns the directory."""
+    source = shipped_environments_dir() / "erp"
+    name = f"erp{factor}x"
+    target = root / name
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "data"))
+    manifest = orjson.loads((source / "silo.environment.json").read_bytes())
+    manifest["name"] = name
+    (target / "silo.environment.json").write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    data = {p.stem: orjson.loads(p.read_bytes()) for p in sorted((source / "data").glob("*.json"))}
+    (target / "data").mkdir()
+    for stem, records in scale_erp(data, factor).items():
+        (target / "data" / f"{stem}.json").write_bytes(orjson.dumps(records, option=orjson.OPT_INDENT_2) + b"\n")
+    return target
+
+
+_worlds: dict[tuple[str, int], World] = {}
 _tmp: tempfile.TemporaryDirectory[str] | None = None
 
 
-def world(factor: int) -> World:
-    """The demo world at ``factor`` times its size, registered with Gymnasium; generated once per
-    process (``factor`` 1 is the shipped ``demo``)."""
+def world(factor: int, kind: str = "demo") -> World:
+    """The ``kind`` world (``"demo"`` or ``"erp"``) at ``factor`` times its size, registered with
+    Gymnasium; generated once per process (``factor`` 1 is the shipped world itself).
+
+    Raises:
+        ValueError: an unknown ``kind``.
+    """
     global _tmp
-    found = _worlds.get(factor)
+    if kind not in ("demo", "erp"):
+        raise ValueError(f'kind must be "demo" or "erp", not {kind!r}')
+    found = _worlds.get((kind, factor))
     if found is not None:
         return found
     if factor == 1:
-        made = World("demo", 1, shipped_environments_dir() / "demo")
+        made = World(kind, 1, shipped_environments_dir() / kind, kind)
     else:
         if _tmp is None:
             _tmp = tempfile.TemporaryDirectory(prefix="silo-gym-bench-worlds-")
             atexit.register(_tmp.cleanup)
-        path = write_scaled_demo(Path(_tmp.name), factor)
+        write = write_scaled_demo if kind == "demo" else write_scaled_erp
+        path = write(Path(_tmp.name), factor)
         silo_gym.register_environment(path, override=True)
-        made = World(path.name, factor, path)
-    _worlds[factor] = made
+        made = World(path.name, factor, path, kind)
+    _worlds[(kind, factor)] = made
     return made
+
+
+def erp_world(factor: int) -> World:
+    """``world(factor, "erp")``: the ERP world at ``factor`` times its size (``erp``, ``erp10x``)."""
+    return world(factor, "erp")
 
 
 #: Where each collection's link fields point.

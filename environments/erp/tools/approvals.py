@@ -15,6 +15,7 @@ from .helpers import (
     audit,
     decide_with,
     enum_prop,
+    linked_records,
     number_prop,
     page_records,
     paginate,
@@ -49,7 +50,8 @@ def _list_pending_approvals(state: State, args: Args) -> Any:
         and (entity_type is None or a["entityType"] == entity_type)
     ]
     pending.sort(key=lambda a: a["requestedAt"])
-    rows = [
+    page = paginate(pending, args)
+    page["results"] = [
         {
             "id": a["id"],
             "entityType": a["entityType"],
@@ -60,9 +62,9 @@ def _list_pending_approvals(state: State, args: Args) -> Any:
             "requestedAt": a["requestedAt"],
             "decideWith": decide_with(a["entityType"]),
         }
-        for a in pending
+        for a in page["results"]
     ]
-    return paginate(rows, args)
+    return page
 
 
 list_pending_approvals = define_tool(
@@ -102,7 +104,11 @@ get_approval = define_tool(
 def _list_approvals_for_entity(state: State, args: Args) -> Any:
     entity_type = read_optional_enum(args, "entityType", APPROVAL_ENTITY)
     entity_id = read_string(args, "entityId")
-    rows = [a for a in state["approvals"].values() if a["entityType"] == entity_type and a["entityId"] == entity_id]
+    rows = [
+        a
+        for a in linked_records(state, "approvals", "entityId", entity_id, sort=False)
+        if a["entityType"] == entity_type
+    ]
     rows.sort(key=lambda a: a["requestedAt"])
     return rows
 

@@ -15,8 +15,10 @@ from .helpers import (
     commit_to_budget,
     enum_prop,
     fmt,
+    linked_ids,
+    linked_records,
     number_prop,
-    paginate,
+    page_records,
     paging_props,
     read_number,
     read_optional_string,
@@ -40,14 +42,12 @@ def _is_number(value: Any) -> bool:
 def _list_budgets(state: State, args: Args) -> Any:
     department = read_optional_string(args, "departmentId")
     year = read_optional_string(args, "fiscalYear")
-    budgets = state["budgets"]
-    rows = [
-        b
-        for b in (budgets[k] for k in sorted(budgets))
-        if (department is None or b["departmentId"] == department)
-        and (year is None or b["fiscalYear"] == year)
-    ]
-    page = paginate(rows, args)
+
+    def keep(b: Any) -> bool:
+        return year is None or b["fiscalYear"] == year
+
+    ids = None if department is None else linked_ids(state, "budgets", "departmentId", department)
+    page = page_records(state, "budgets", args, None if year is None else keep, ids)
     page["results"] = [budget_view(b) for b in page["results"]]
     return page
 
@@ -106,7 +106,7 @@ get_budget = define_tool(
 
 def _get_department_budget(state: State, args: Args) -> Any:
     department = require_department(state, read_string(args, "departmentId"))
-    budgets = [b for b in state["budgets"].values() if b["departmentId"] == department["id"]]
+    budgets = linked_records(state, "budgets", "departmentId", department["id"], sort=False)
     return {
         "departmentId": department["id"],
         "departmentName": department["name"],

@@ -30,9 +30,12 @@ from .helpers import (
     flag,
     fmt,
     line_total,
+    linked_records,
     matches_text,
     number_prop,
     object_prop,
+    ordered_records,
+    page_records,
     paginate,
     paging_props,
     read_number,
@@ -54,19 +57,19 @@ _INVOICE = "The customer invoice id, for example CINV-403."
 _OPEN_EXCLUDED = ("draft", "cancelled", "written_off", "paid")
 
 
-def _by_id(records: dict[str, Any]) -> list[Any]:
-    return [records[k] for k in sorted(records)]
-
-
 def _list_customer_invoices(state: State, args: Args) -> Any:
     status = read_optional_string(args, "status")
     customer = read_optional_string(args, "customerId")
     overdue = flag(args, "overdueOnly")
     minimum = read_optional_number(args, "minimumAmount", minimum=0)
     now = state["now"]
+    if customer is None:
+        pool = ordered_records(state, "customerInvoices")
+    else:
+        pool = linked_records(state, "customerInvoices", "customerId", customer)
     invoices = [
         i
-        for i in _by_id(state["customerInvoices"])
+        for i in pool
         if (status is None or i["status"] == status)
         and (customer is None or i["customerId"] == customer)
         and (not overdue or is_overdue(i, now))
@@ -102,12 +105,12 @@ list_customer_invoices = define_tool(
 def _search_customer_invoices(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     customers = state["customers"]
-    rows = []
-    for i in _by_id(state["customerInvoices"]):
+
+    def keep(i: Any) -> bool:
         customer = customers.get(i["customerId"])
-        if matches_text(i["id"], query) or matches_text(customer["name"] if customer else None, query):
-            rows.append(i)
-    page = paginate(rows, args)
+        return matches_text(i["id"], query) or matches_text(customer["name"] if customer else None, query)
+
+    page = page_records(state, "customerInvoices", args, keep)
     page["results"] = [customer_invoice_summary(i) for i in page["results"]]
     return page
 
@@ -391,7 +394,11 @@ def _list_overdue_customer_invoices(state: State, args: Args) -> Any:
     customer_id = read_optional_string(args, "customerId")
     now = state["now"]
     rows = []
-    for i in state["customerInvoices"].values():
+    if customer_id is None:
+        pool: Any = state["customerInvoices"].values()
+    else:
+        pool = linked_records(state, "customerInvoices", "customerId", customer_id, sort=False)
+    for i in pool:
         if not is_overdue(i, now):
             continue
         if minimum is not None and i["totalAmount"]["amount"] < minimum:

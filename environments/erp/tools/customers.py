@@ -18,7 +18,6 @@ from .helpers import (
     matches_text,
     number_prop,
     page_records,
-    paginate,
     paging_props,
     read_enum,
     read_optional_enum,
@@ -34,10 +33,6 @@ Args = dict[str, Any]
 _ACTOR = "Id of the user making the change (for example USR-001); must be an active user."
 _CUSTOMER_ID = "The customer's id, for example CUS-001."
 _NOT_CODE = re.compile(r"[^A-Z0-9]")
-
-
-def _by_id(records: Any) -> list[Any]:
-    return sorted(records, key=lambda r: r["id"])
 
 
 def _list_customers(state: State, args: Args) -> Any:
@@ -71,15 +66,16 @@ list_customers = define_tool(
 
 def _search_customers(state: State, args: Args) -> Any:
     query = read_string(args, "query")
-    rows = [
-        c
-        for c in _by_id(state["customers"].values())
-        if matches_text(c["name"], query)
-        or matches_text(c["code"], query)
-        or matches_text(c["segment"], query)
-        or matches_text(c["contact"]["email"], query)
-    ]
-    page = paginate(rows, args)
+
+    def keep(c: Any) -> bool:
+        return (
+            matches_text(c["name"], query)
+            or matches_text(c["code"], query)
+            or matches_text(c["segment"], query)
+            or matches_text(c["contact"]["email"], query)
+        )
+
+    page = page_records(state, "customers", args, keep)
     return {**page, "results": [customer_summary(c) for c in page["results"]]}
 
 

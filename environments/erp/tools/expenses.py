@@ -19,7 +19,9 @@ from .helpers import (
     enum_prop,
     flag,
     fmt,
+    linked_records,
     number_prop,
+    ordered_records,
     paginate,
     paging_props,
     read_number,
@@ -42,10 +44,15 @@ def _list_expenses(state: State, args: Args) -> Any:
     status = read_optional_string(args, "status")
     employee = read_optional_string(args, "employeeUserId")
     department = read_optional_string(args, "departmentId")
-    expenses = state["expenses"]
+    if employee is not None:
+        pool = linked_records(state, "expenses", "employeeUserId", employee)
+    elif department is not None:
+        pool = linked_records(state, "expenses", "departmentId", department)
+    else:
+        pool = ordered_records(state, "expenses")
     rows = [
         e
-        for e in (expenses[k] for k in sorted(expenses))
+        for e in pool
         if (status is None or e["status"] == status)
         and (employee is None or e["employeeUserId"] == employee)
         and (department is None or e["departmentId"] == department)

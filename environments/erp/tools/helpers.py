@@ -84,9 +84,12 @@ __all__ = [
     "integer_prop",
     "inventory_summary",
     "line_total",
+    "linked_ids",
+    "linked_records",
     "matches_text",
     "number_prop",
     "object_prop",
+    "ordered_records",
     "paginate",
     "page_records",
     "paging_props",
@@ -461,17 +464,50 @@ def paginate(items: list[Any], args: Args) -> dict[str, Any]:
 
 
 def page_records(
-    state: State, collection: str, args: Args, keep: Callable[[Record], bool] | None = None
+    state: State,
+    collection: str,
+    args: Args,
+    keep: Callable[[Record], bool] | None = None,
+    ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """One page (as :func:`paginate`) of the records of ``state[collection]`` in id order (§6.11),
-    only those ``keep`` accepts. The id order comes from the kit's index, so with ``keep=None``
-    (no filter given) a page costs its own length, not the collection's; a filter costs one pass."""
+    only those ``keep`` accepts; ``ids`` (in id order, e.g. from :func:`linked_ids`): only those
+    records. The id order comes from the kit's index, so with ``keep=None`` (no filter given) a page
+    costs its own length, not the collection's; a filter costs one pass over ``ids`` (all by default)."""
     records = state[collection]
-    ids = kit.index.ordered_ids(records)
+    if ids is None:
+        ids = kit.index.ordered_ids(records)
     if keep is not None:
         ids = [record_id for record_id in ids if keep(records[record_id])]
     limit, offset = _read_paging(args)
     return kit.page_of(len(ids), offset, [records[record_id] for record_id in ids[offset : offset + limit]])
+
+
+def ordered_records(state: State, collection: str) -> list[Record]:
+    """Every record of ``state[collection]`` in id order (from the kit's index: no sort per call)."""
+    records = state[collection]
+    return [records[record_id] for record_id in kit.index.ordered_ids(records)]
+
+
+def linked_ids(state: State, collection: str, field: str, value: Any, *, sort: bool = True) -> list[str]:
+    """Ids of the records of ``state[collection]`` whose ``field`` equals ``value``, in id order (or,
+    ``sort=False``, in the collection's own order, as ``state[collection].values()`` gives them): one
+    bucket of the kit's link index, so it costs the bucket, not the collection (a new list).
+
+    Only for fields the tools set when a record is made and never change afterwards (the index
+    would not see a record moved into a value); ``value`` ``None`` names no bucket: ``[]``."""
+    if value is None:
+        return []
+    found = kit.index.linked_ids(state[collection], field, value)
+    if sort:
+        found.sort()
+    return found
+
+
+def linked_records(state: State, collection: str, field: str, value: Any, *, sort: bool = True) -> list[Record]:
+    """The records of :func:`linked_ids` (same order)."""
+    records = state[collection]
+    return [records[record_id] for record_id in linked_ids(state, collection, field, value, sort=sort)]
 
 
 # ---------------------------------------------------------------------------------------------

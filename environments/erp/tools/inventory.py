@@ -16,6 +16,9 @@ from .helpers import (
     flag,
     integer_prop,
     inventory_summary,
+    linked_ids,
+    linked_records,
+    ordered_records,
     page_records,
     paginate,
     paging_props,
@@ -54,7 +57,7 @@ def _list_warehouses(state: State, args: Args) -> Any:
             "managerUserId": w["managerUserId"],
             "isActive": w["isActive"],
         }
-        for w in sorted(state["warehouses"].values(), key=lambda w: w["id"])
+        for w in ordered_records(state, "warehouses")
         if not active_only or w["isActive"]
     ]
 
@@ -72,7 +75,7 @@ list_warehouses = define_tool(
 
 def _get_warehouse(state: State, args: Args) -> Any:
     warehouse = require_warehouse(state, read_string(args, "warehouseId"))
-    records = [r for r in state["inventory"].values() if r["warehouseId"] == warehouse["id"]]
+    records = linked_records(state, "inventory", "warehouseId", warehouse["id"], sort=False)
     return {
         **warehouse,
         "distinctProducts": len(records),
@@ -118,7 +121,12 @@ def _list_inventory(state: State, args: Args) -> Any:
         )
 
     unfiltered = product_id is None and warehouse_id is None and not low_only
-    page = page_records(state, "inventory", args, None if unfiltered else keep)
+    ids = None
+    if product_id is not None:
+        ids = linked_ids(state, "inventory", "productId", product_id)
+    elif warehouse_id is not None:
+        ids = linked_ids(state, "inventory", "warehouseId", warehouse_id)
+    page = page_records(state, "inventory", args, None if unfiltered else keep, ids)
     return {**page, "results": [inventory_summary(state, r) for r in page["results"]]}
 
 
@@ -173,7 +181,7 @@ def _get_available_quantity(state: State, args: Args) -> Any:
             "quantityReserved": r["quantityReserved"],
             "quantityAvailable": available_quantity(r),
         }
-    records = [r for r in state["inventory"].values() if r["productId"] == product["id"]]
+    records = linked_records(state, "inventory", "productId", product["id"], sort=False)
     return {
         "productId": product["id"],
         "quantityOnHand": sum(r["quantityOnHand"] for r in records),
@@ -205,9 +213,11 @@ def _list_low_stock(state: State, args: Args) -> Any:
     if warehouse_id is not None:
         require_warehouse(state, warehouse_id)
     rows = []
-    for r in state["inventory"].values():
-        if warehouse_id is not None and r["warehouseId"] != warehouse_id:
-            continue
+    if warehouse_id is None:
+        pool: Any = state["inventory"].values()
+    else:
+        pool = linked_records(state, "inventory", "warehouseId", warehouse_id, sort=False)
+    for r in pool:
         product = state["products"].get(r["productId"])
         if product is None:
             continue
@@ -494,11 +504,12 @@ count_inventory = define_tool(
 
 def _list_inventory_movements(state: State, args: Args) -> Any:
     filters = [(key, read_optional_string(args, key)) for key in ("productId", "warehouseId", "type", "referenceId")]
-    rows = [
-        m
-        for m in state["inventoryMovements"].values()
-        if all(value is None or m[key] == value for key, value in filters)
-    ]
+    pool: Any = state["inventoryMovements"].values()
+    for key, value in filters:
+        if value is not None and key != "type":  # a movement's links never change; its type is no link
+            pool = linked_records(state, "inventoryMovements", key, value, sort=False)
+            break
+    rows = [m for m in pool if all(value is None or m[key] == value for key, value in filters)]
     rows.sort(key=lambda m: m["occurredAt"], reverse=True)
     return paginate(rows, args)
 
@@ -546,8 +557,8 @@ def _find_warehouses_with_stock(state: State, args: Args) -> Any:
             "quantityAvailable": available_quantity(r),
             "coversRequirement": available_quantity(r) >= quantity,
         }
-        for r in state["inventory"].values()
-        if r["productId"] == product["id"] and available_quantity(r) > 0
+        for r in linked_records(state, "inventory", "productId", product["id"], sort=False)
+        if available_quantity(r) > 0
     ]
     rows.sort(key=lambda row: row["quantityAvailable"], reverse=True)
     total = sum(row["quantityAvailable"] for row in rows)

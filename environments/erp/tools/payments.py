@@ -24,9 +24,11 @@ from .helpers import (
     flag_default_true,
     fmt,
     integer_prop,
+    linked_ids,
     number_prop,
     object_prop,
-    paginate,
+    ordered_records,
+    page_records,
     paging_props,
     payment_summary,
     read_number,
@@ -71,16 +73,22 @@ def _list_payments(state: State, args: Args) -> Any:
     status = read_optional_string(args, "status")
     vendor = read_optional_string(args, "vendorId")
     customer = read_optional_string(args, "customerId")
-    payments = state["payments"]
-    rows = [
-        p
-        for p in (payments[k] for k in sorted(payments))
-        if (direction is None or p["direction"] == direction)
-        and (status is None or p["status"] == status)
-        and (vendor is None or p["vendorId"] == vendor)
-        and (customer is None or p["customerId"] == customer)
-    ]
-    page = paginate(rows, args)
+
+    def keep(p: Any) -> bool:
+        return (
+            (direction is None or p["direction"] == direction)
+            and (status is None or p["status"] == status)
+            and (vendor is None or p["vendorId"] == vendor)
+            and (customer is None or p["customerId"] == customer)
+        )
+
+    ids = None
+    if vendor is not None:
+        ids = linked_ids(state, "payments", "vendorId", vendor)
+    elif customer is not None:
+        ids = linked_ids(state, "payments", "customerId", customer)
+    unfiltered = direction is None and status is None and vendor is None and customer is None
+    page = page_records(state, "payments", args, None if unfiltered else keep, ids)
     page["results"] = [payment_summary(p) for p in page["results"]]
     return page
 
@@ -565,10 +573,8 @@ def _list_payments_for_invoice(state: State, args: Args) -> Any:
     invoice_id = read_string(args, "invoiceId")
     if invoice_id not in state["vendorInvoices"] and invoice_id not in state["customerInvoices"]:
         raise ToolError("not_found", f'Invoice "{invoice_id}" was not found.')
-    payments = state["payments"]
     rows = []
-    for key in sorted(payments):
-        p = payments[key]
+    for p in ordered_records(state, "payments"):
         applied = next((a["amount"] for a in p["allocations"] if a["invoiceId"] == invoice_id), None)
         if applied is not None:
             rows.append({**payment_summary(p), "appliedAmount": applied, "failureReason": p["failureReason"]})

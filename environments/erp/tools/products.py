@@ -15,10 +15,10 @@ from .helpers import (
     audit,
     enum_prop,
     integer_prop,
+    linked_records,
     matches_text,
     number_prop,
     page_records,
-    paginate,
     paging_props,
     product_summary,
     read_enum,
@@ -37,10 +37,6 @@ Args = dict[str, Any]
 
 _ACTOR = "Id of the user making the change (for example USR-001); must be an active user."
 _PRODUCT_ID = "The product's id, for example PRD-001."
-
-
-def _by_id(records: Any) -> list[Any]:
-    return sorted(records, key=lambda r: r["id"])
 
 
 def _or(value: Any, default: Any) -> Any:
@@ -79,12 +75,11 @@ list_products = define_tool(
 
 def _search_products(state: State, args: Args) -> Any:
     query = read_string(args, "query")
-    rows = [
-        p
-        for p in _by_id(state["products"].values())
-        if matches_text(p["sku"], query) or matches_text(p["name"], query) or matches_text(p["category"], query)
-    ]
-    page = paginate(rows, args)
+
+    def keep(p: Any) -> bool:
+        return matches_text(p["sku"], query) or matches_text(p["name"], query) or matches_text(p["category"], query)
+
+    page = page_records(state, "products", args, keep)
     return {**page, "results": [product_summary(p) for p in page["results"]]}
 
 
@@ -264,9 +259,7 @@ discontinue_product = define_tool(
 
 def _get_product_availability(state: State, args: Args) -> Any:
     product = require_product(state, read_string(args, "productId"))
-    records = sorted(
-        (r for r in state["inventory"].values() if r["productId"] == product["id"]), key=lambda r: r["warehouseId"]
-    )
+    records = sorted(linked_records(state, "inventory", "productId", product["id"]), key=lambda r: r["warehouseId"])
     rows = []
     for r in records:
         warehouse = state["warehouses"].get(r["warehouseId"])

@@ -23,6 +23,8 @@ from .helpers import (
     enum_prop,
     fmt,
     integer_prop,
+    linked_ids,
+    linked_records,
     matches_text,
     number_prop,
     object_prop,
@@ -103,10 +105,6 @@ def _set_totals(order: Record) -> None:
     order["totalAmount"] = totals["totalAmount"]
 
 
-def _by_id(records: Any) -> list[Any]:
-    return sorted(records, key=lambda r: r["id"])
-
-
 def _list_purchase_orders(state: State, args: Args) -> Any:
     status = read_optional_enum(args, "status", PO_STATUS)
     vendor_id = read_optional_string(args, "vendorId")
@@ -120,7 +118,8 @@ def _list_purchase_orders(state: State, args: Args) -> Any:
         )
 
     unfiltered = status is None and vendor_id is None and warehouse_id is None
-    page = page_records(state, "purchaseOrders", args, None if unfiltered else keep)
+    ids = None if vendor_id is None else linked_ids(state, "purchaseOrders", "vendorId", vendor_id)
+    page = page_records(state, "purchaseOrders", args, None if unfiltered else keep, ids)
     return {**page, "results": [purchase_order_summary(o) for o in page["results"]]}
 
 
@@ -146,16 +145,17 @@ list_purchase_orders = define_tool(
 
 def _search_purchase_orders(state: State, args: Args) -> Any:
     query = read_string(args, "query")
-    rows = []
-    for o in _by_id(state["purchaseOrders"].values()):
-        vendor = state["vendors"].get(o["vendorId"])
-        if (
+    vendors = state["vendors"]
+
+    def keep(o: Any) -> bool:
+        vendor = vendors.get(o["vendorId"])
+        return (
             matches_text(o["id"], query)
             or (vendor is not None and matches_text(vendor["name"], query))
             or any(matches_text(ln["productId"], query) or matches_text(ln["description"], query) for ln in o["lines"])
-        ):
-            rows.append(o)
-    page = paginate(rows, args)
+        )
+
+    page = page_records(state, "purchaseOrders", args, keep)
     return {**page, "results": [purchase_order_summary(o) for o in page["results"]]}
 
 
@@ -184,13 +184,11 @@ def _get_purchase_order(state: State, args: Args) -> Any:
     ]
     out["goodsReceipts"] = [
         {"id": g["id"], "status": g["status"], "receivedAt": g["receivedAt"]}
-        for g in state["goodsReceipts"].values()
-        if g["purchaseOrderId"] == oid
+        for g in linked_records(state, "goodsReceipts", "purchaseOrderId", oid, sort=False)
     ]
     out["vendorInvoices"] = [
         {"id": i["id"], "status": i["status"], "totalAmount": i["totalAmount"]}
-        for i in state["vendorInvoices"].values()
-        if i["purchaseOrderId"] == oid
+        for i in linked_records(state, "vendorInvoices", "purchaseOrderId", oid, sort=False)
     ]
     return out
 

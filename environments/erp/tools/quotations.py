@@ -16,9 +16,11 @@ from .helpers import (
     audit,
     enum_prop,
     integer_prop,
+    linked_ids,
+    linked_records,
     number_prop,
     object_prop,
-    paginate,
+    page_records,
     paging_props,
     read_number,
     read_object_array,
@@ -78,7 +80,22 @@ def _list_quotations(state: State, args: Args) -> Any:
     vendor_id = read_optional_string(args, "vendorId")
     status = read_optional_enum(args, "status", QUOTATION_STATUS)
     now = state["now"]
-    rows = [
+
+    def keep(q: Any) -> bool:
+        return (
+            (rfq_id is None or q["rfqId"] == rfq_id)
+            and (vendor_id is None or q["vendorId"] == vendor_id)
+            and (status is None or q["status"] == status)
+        )
+
+    ids = None
+    if rfq_id is not None:
+        ids = linked_ids(state, "quotations", "rfqId", rfq_id)
+    elif vendor_id is not None:
+        ids = linked_ids(state, "quotations", "vendorId", vendor_id)
+    unfiltered = rfq_id is None and vendor_id is None and status is None
+    page = page_records(state, "quotations", args, None if unfiltered else keep, ids)
+    page["results"] = [
         {
             "id": q["id"],
             "rfqId": q["rfqId"],
@@ -89,12 +106,9 @@ def _list_quotations(state: State, args: Args) -> Any:
             "validUntil": q["validUntil"],
             "isValid": validity(q, now)["isValid"],
         }
-        for q in sorted(state["quotations"].values(), key=lambda q: q["id"])
-        if (rfq_id is None or q["rfqId"] == rfq_id)
-        and (vendor_id is None or q["vendorId"] == vendor_id)
-        and (status is None or q["status"] == status)
+        for q in page["results"]
     ]
-    return paginate(rows, args)
+    return page
 
 
 list_quotations = define_tool(
@@ -344,7 +358,7 @@ def _compare_quotations(state: State, args: Args) -> Any:
     rfq = require_rfq(state, read_string(args, "rfqId"))
     now = state["now"]
     rows = []
-    for q in _by_total([q for q in state["quotations"].values() if q["rfqId"] == rfq["id"]]):
+    for q in _by_total(linked_records(state, "quotations", "rfqId", rfq["id"], sort=False)):
         check = validity(q, now)
         rows.append(
             {
@@ -399,7 +413,7 @@ def _find_cheapest_valid_quotation(state: State, args: Args) -> Any:
     limit = read_optional_number(args, "maxLeadTimeDays", minimum=0, integer=True)
     now = state["now"]
     rows = []
-    for q in _by_total([q for q in state["quotations"].values() if q["rfqId"] == rfq["id"]]):
+    for q in _by_total(linked_records(state, "quotations", "rfqId", rfq["id"], sort=False)):
         check = validity(q, now)
         too_slow = limit is not None and q["leadTimeDays"] > limit
         if not check["isValid"]:

@@ -19,7 +19,10 @@ from .helpers import (
     enum_prop,
     fmt,
     integer_prop,
+    linked_ids,
+    linked_records,
     object_prop,
+    page_records,
     paginate,
     paging_props,
     read_enum,
@@ -40,15 +43,17 @@ Args = dict[str, Any]
 _ACTOR = "Id of the active user doing this (for example USR-004); recorded in the audit log."
 
 
-def _by_id(records: dict[str, Any]) -> list[Any]:
-    return [records[k] for k in sorted(records)]
-
-
 def _list_goods_receipts(state: State, args: Args) -> Any:
     po = read_optional_string(args, "purchaseOrderId")
     wh = read_optional_string(args, "warehouseId")
     status = read_optional_string(args, "status")
-    rows = [
+
+    def keep(r: Any) -> bool:
+        return (wh is None or r["warehouseId"] == wh) and (status is None or r["status"] == status)
+
+    ids = None if po is None else linked_ids(state, "goodsReceipts", "purchaseOrderId", po)
+    page = page_records(state, "goodsReceipts", args, None if wh is None and status is None else keep, ids)
+    page["results"] = [
         {
             "id": r["id"],
             "purchaseOrderId": r["purchaseOrderId"],
@@ -57,12 +62,9 @@ def _list_goods_receipts(state: State, args: Args) -> Any:
             "receivedAt": r["receivedAt"],
             "unitsReceived": sum(line["quantityReceived"] for line in r["lines"]),
         }
-        for r in _by_id(state["goodsReceipts"])
-        if (po is None or r["purchaseOrderId"] == po)
-        and (wh is None or r["warehouseId"] == wh)
-        and (status is None or r["status"] == status)
+        for r in page["results"]
     ]
-    return paginate(rows, args)
+    return page
 
 
 list_goods_receipts = define_tool(
@@ -89,9 +91,7 @@ list_goods_receipts = define_tool(
 
 def _get_goods_receipt(state: State, args: Args) -> Any:
     receipt = require_goods_receipt(state, read_string(args, "goodsReceiptId"))
-    discrepancies = [
-        d for d in state["receivingDiscrepancies"].values() if d["goodsReceiptId"] == receipt["id"]
-    ]
+    discrepancies = linked_records(state, "receivingDiscrepancies", "goodsReceiptId", receipt["id"], sort=False)
     return {**receipt, "discrepancies": discrepancies}
 
 
@@ -112,8 +112,7 @@ def _list_receipts_for_purchase_order(state: State, args: Args) -> Any:
     order = require_purchase_order(state, read_string(args, "purchaseOrderId"))
     receipts = [
         {"id": r["id"], "status": r["status"], "receivedAt": r["receivedAt"], "lines": r["lines"]}
-        for r in _by_id(state["goodsReceipts"])
-        if r["purchaseOrderId"] == order["id"]
+        for r in linked_records(state, "goodsReceipts", "purchaseOrderId", order["id"])
     ]
     outstanding = [
         {
@@ -422,14 +421,12 @@ def _list_receiving_discrepancies(state: State, args: Args) -> Any:
     status = read_optional_string(args, "status")
     po = read_optional_string(args, "purchaseOrderId")
     kind = read_optional_string(args, "type")
-    rows = [
-        d
-        for d in _by_id(state["receivingDiscrepancies"])
-        if (status is None or d["status"] == status)
-        and (po is None or d["purchaseOrderId"] == po)
-        and (kind is None or d["type"] == kind)
-    ]
-    return paginate(rows, args)
+
+    def keep(d: Any) -> bool:
+        return (status is None or d["status"] == status) and (kind is None or d["type"] == kind)
+
+    ids = None if po is None else linked_ids(state, "receivingDiscrepancies", "purchaseOrderId", po)
+    return page_records(state, "receivingDiscrepancies", args, None if status is None and kind is None else keep, ids)
 
 
 list_receiving_discrepancies = define_tool(

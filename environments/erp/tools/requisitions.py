@@ -22,11 +22,12 @@ from .helpers import (
     enum_prop,
     fmt,
     integer_prop,
+    linked_ids,
+    linked_records,
     matches_text,
     number_prop,
     object_prop,
     page_records,
-    paginate,
     paging_props,
     read_number,
     read_object_array,
@@ -111,7 +112,12 @@ def _list_requisitions(state: State, args: Args) -> Any:
         )
 
     unfiltered = status is None and department is None and requester is None
-    page = page_records(state, "requisitions", args, None if unfiltered else keep)
+    ids = None
+    if department is not None:
+        ids = linked_ids(state, "requisitions", "departmentId", department)
+    elif requester is not None:
+        ids = linked_ids(state, "requisitions", "requesterUserId", requester)
+    page = page_records(state, "requisitions", args, None if unfiltered else keep, ids)
     return {**page, "results": [requisition_summary(r) for r in page["results"]]}
 
 
@@ -137,12 +143,11 @@ list_requisitions = define_tool(
 
 def _search_requisitions(state: State, args: Args) -> Any:
     query = read_string(args, "query")
-    rows = [
-        r
-        for r in sorted(state["requisitions"].values(), key=lambda r: r["id"])
-        if matches_text(r["id"], query) or matches_text(r["justification"], query)
-    ]
-    page = paginate(rows, args)
+
+    def keep(r: Any) -> bool:
+        return matches_text(r["id"], query) or matches_text(r["justification"], query)
+
+    page = page_records(state, "requisitions", args, keep)
     return {**page, "results": [requisition_summary(r) for r in page["results"]]}
 
 
@@ -464,14 +469,11 @@ cancel_requisition = define_tool(
 
 def _list_requisition_approvals(state: State, args: Args) -> Any:
     requisition = require_requisition(state, read_string(args, "requisitionId"))
-    return sorted(
-        (
-            a
-            for a in state["approvals"].values()
-            if a["entityType"] == "requisition" and a["entityId"] == requisition["id"]
-        ),
-        key=lambda a: a["id"],
-    )
+    return [
+        a
+        for a in linked_records(state, "approvals", "entityId", requisition["id"])
+        if a["entityType"] == "requisition"
+    ]
 
 
 list_requisition_approvals = define_tool(

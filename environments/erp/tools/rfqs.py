@@ -15,6 +15,7 @@ from .helpers import (
     audit,
     enum_prop,
     integer_prop,
+    linked_records,
     object_prop,
     page_records,
     paging_props,
@@ -39,7 +40,7 @@ _RFQ_ID = "The RFQ's id, for example RFQ-001."
 
 
 def _quotations_of(state: State, rfq_id: str) -> list[dict[str, Any]]:
-    return sorted((q for q in state["quotations"].values() if q["rfqId"] == rfq_id), key=lambda q: q["id"])
+    return linked_records(state, "quotations", "rfqId", rfq_id)
 
 
 def _list_rfqs(state: State, args: Args) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from silo_gym import ToolError, define_tool
@@ -19,9 +20,12 @@ from .helpers import (
     fmt,
     integer_prop,
     line_total,
+    linked_ids,
+    linked_records,
     matches_text,
     number_prop,
     object_prop,
+    page_records,
     paginate,
     paging_props,
     read_number,
@@ -47,10 +51,6 @@ _ORDER = "The sales order id, for example SO-307."
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _by_id(records: dict[str, Any]) -> list[Any]:
-    return [records[k] for k in sorted(records)]
 
 
 def assert_customer_can_trade(state: State, customer_id: str, action: str) -> dict[str, Any]:
@@ -97,9 +97,12 @@ def _build_lines(
     return lines
 
 
-def _summary_page(orders: list[dict[str, Any]], args: Args) -> dict[str, Any]:
-    """A page of the orders, only the page's rows projected to ``sales_order_summary``."""
-    page = paginate(orders, args)
+def _summary_page(
+    state: State, args: Args, keep: Callable[[Any], bool] | None, ids: list[str] | None = None
+) -> dict[str, Any]:
+    """A page of the sales orders ``keep`` accepts (of ``ids``, else all) in id order, only the
+    page's rows projected to ``sales_order_summary``."""
+    page = page_records(state, "salesOrders", args, keep, ids)
     page["results"] = [sales_order_summary(o) for o in page["results"]]
     return page
 
@@ -107,12 +110,12 @@ def _summary_page(orders: list[dict[str, Any]], args: Args) -> dict[str, Any]:
 def _list_sales_orders(state: State, args: Args) -> Any:
     status = read_optional_string(args, "status")
     customer = read_optional_string(args, "customerId")
-    orders = [
-        o
-        for o in _by_id(state["salesOrders"])
-        if (status is None or o["status"] == status) and (customer is None or o["customerId"] == customer)
-    ]
-    return _summary_page(orders, args)
+
+    def keep(o: Any) -> bool:
+        return status is None or o["status"] == status
+
+    ids = None if customer is None else linked_ids(state, "salesOrders", "customerId", customer)
+    return _summary_page(state, args, None if status is None else keep, ids)
 
 
 list_sales_orders = define_tool(
@@ -133,16 +136,16 @@ list_sales_orders = define_tool(
 def _search_sales_orders(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     customers = state["customers"]
-    rows = []
-    for o in _by_id(state["salesOrders"]):
+
+    def keep(o: Any) -> bool:
         customer = customers.get(o["customerId"])
-        if (
+        return (
             matches_text(o["id"], query)
             or matches_text(o["customerPoNumber"], query)
             or matches_text(customer["name"] if customer else None, query)
-        ):
-            rows.append(o)
-    return _summary_page(rows, args)
+        )
+
+    return _summary_page(state, args, keep)
 
 
 search_sales_orders = define_tool(
@@ -164,13 +167,11 @@ def _get_sales_order(state: State, args: Args) -> Any:
     ]
     fulfillments = [
         {"id": f["id"], "status": f["status"], "warehouseId": f["warehouseId"], "shippedAt": f["shippedAt"]}
-        for f in state["fulfillments"].values()
-        if f["salesOrderId"] == order["id"]
+        for f in linked_records(state, "fulfillments", "salesOrderId", order["id"], sort=False)
     ]
     invoices = [
         {"id": c["id"], "status": c["status"], "totalAmount": c["totalAmount"]}
-        for c in state["customerInvoices"].values()
-        if c["salesOrderId"] == order["id"]
+        for c in linked_records(state, "customerInvoices", "salesOrderId", order["id"], sort=False)
     ]
     return {**order, "lines": lines, "fulfillments": fulfillments, "customerInvoices": invoices}
 
@@ -335,9 +336,8 @@ def _check_sales_order_stock(state: State, args: Args) -> Any:
         outstanding = line["quantityOrdered"] - line["quantityFulfilled"]
         elsewhere = [
             {"warehouseId": r["warehouseId"], "quantityAvailable": available_quantity(r)}
-            for r in state["inventory"].values()
-            if r["productId"] == line["productId"]
-            and r["warehouseId"] != line["warehouseId"]
+            for r in linked_records(state, "inventory", "productId", line["productId"], sort=False)
+            if r["warehouseId"] != line["warehouseId"]
             and available_quantity(r) > 0
         ]
         elsewhere.sort(key=lambda r: r["quantityAvailable"], reverse=True)
@@ -652,12 +652,12 @@ mark_fulfillment_delivered = define_tool(
 def _list_fulfillments(state: State, args: Args) -> Any:
     so = read_optional_string(args, "salesOrderId")
     wh = read_optional_string(args, "warehouseId")
-    rows = [
-        f
-        for f in _by_id(state["fulfillments"])
-        if (so is None or f["salesOrderId"] == so) and (wh is None or f["warehouseId"] == wh)
-    ]
-    return paginate(rows, args)
+
+    def keep(f: Any) -> bool:
+        return wh is None or f["warehouseId"] == wh
+
+    ids = None if so is None else linked_ids(state, "fulfillments", "salesOrderId", so)
+    return page_records(state, "fulfillments", args, None if wh is None else keep, ids)
 
 
 list_fulfillments = define_tool(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from silo_gym import ToolError, define_tool, round2
@@ -35,9 +36,12 @@ from .helpers import (
     fmt,
     integer_prop,
     line_total,
+    linked_ids,
     matches_text,
     number_prop,
     object_prop,
+    ordered_records,
+    page_records,
     paginate,
     paging_props,
     read_number,
@@ -59,10 +63,6 @@ from .helpers import (
 Args = dict[str, Any]
 _ACTOR = "Id of the active user doing this (for example USR-006); recorded in the audit log."
 _INVOICE = "The vendor invoice id, for example VINV-104."
-
-
-def _by_id(records: dict[str, Any]) -> list[Any]:
-    return [records[k] for k in sorted(records)]
 
 
 def _discrepancy(
@@ -154,9 +154,12 @@ def run_match(state: State, invoice: dict[str, Any], tolerance: dict[str, Any]) 
     return found
 
 
-def _summary_page(invoices: list[dict[str, Any]], args: Args) -> dict[str, Any]:
-    """A page of the invoices, only the page's rows projected to ``vendor_invoice_summary``."""
-    page = paginate(invoices, args)
+def _summary_page(
+    state: State, args: Args, keep: Callable[[Any], bool] | None, ids: list[str] | None = None
+) -> dict[str, Any]:
+    """A page of the vendor invoices ``keep`` accepts (of ``ids``, else all) in id order, only the
+    page's rows projected to ``vendor_invoice_summary``."""
+    page = page_records(state, "vendorInvoices", args, keep, ids)
     page["results"] = [vendor_invoice_summary(i) for i in page["results"]]
     return page
 
@@ -175,15 +178,22 @@ def _list_vendor_invoices(state: State, args: Args) -> Any:
     po = read_optional_string(args, "purchaseOrderId")
     overdue = flag(args, "overdueOnly")
     now = state["now"]
-    invoices = [
-        i
-        for i in _by_id(state["vendorInvoices"])
-        if (status is None or i["status"] == status)
-        and (vendor is None or i["vendorId"] == vendor)
-        and (po is None or i["purchaseOrderId"] == po)
-        and (not overdue or is_overdue(i, now))
-    ]
-    return _summary_page(invoices, args)
+
+    def keep(i: Any) -> bool:
+        return (
+            (status is None or i["status"] == status)
+            and (vendor is None or i["vendorId"] == vendor)
+            and (po is None or i["purchaseOrderId"] == po)
+            and (not overdue or is_overdue(i, now))
+        )
+
+    ids = None
+    if po is not None:
+        ids = linked_ids(state, "vendorInvoices", "purchaseOrderId", po)
+    elif vendor is not None:
+        ids = linked_ids(state, "vendorInvoices", "vendorId", vendor)
+    unfiltered = status is None and vendor is None and po is None and not overdue
+    return _summary_page(state, args, None if unfiltered else keep, ids)
 
 
 list_vendor_invoices = define_tool(
@@ -209,17 +219,17 @@ list_vendor_invoices = define_tool(
 def _search_vendor_invoices(state: State, args: Args) -> Any:
     query = read_string(args, "query")
     vendors = state["vendors"]
-    rows = []
-    for i in _by_id(state["vendorInvoices"]):
+
+    def keep(i: Any) -> bool:
         vendor = vendors.get(i["vendorId"])
         name = vendor["name"] if vendor else None
-        if (
+        return (
             matches_text(i["id"], query)
             or matches_text(i["vendorInvoiceNumber"], query)
             or matches_text(name, query)
-        ):
-            rows.append(i)
-    return _summary_page(rows, args)
+        )
+
+    return _summary_page(state, args, keep)
 
 
 search_vendor_invoices = define_tool(
@@ -517,7 +527,7 @@ get_three_way_match = define_tool(
 
 def _list_invoice_discrepancies(state: State, args: Args) -> Any:
     rows = []
-    for invoice in _by_id(state["vendorInvoices"]):
+    for invoice in ordered_records(state, "vendorInvoices"):
         if not invoice["matchId"] or invoice["status"] in ("paid", "cancelled"):
             continue
         match = state["threeWayMatches"].get(invoice["matchId"])

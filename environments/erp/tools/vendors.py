@@ -20,7 +20,6 @@ from .helpers import (
     integer_prop,
     matches_text,
     page_records,
-    paginate,
     paging_props,
     read_enum,
     read_optional_enum,
@@ -38,10 +37,6 @@ Args = dict[str, Any]
 _ACTOR = "Id of the user making the change (for example USR-001); must be an active user."
 _VENDOR_ID = "The vendor's id, for example VEN-001."
 _NOT_CODE = re.compile(r"[^A-Z0-9]")
-
-
-def _by_id(records: Any) -> list[Any]:
-    return sorted(records, key=lambda r: r["id"])
 
 
 def _list_vendors(state: State, args: Args) -> Any:
@@ -83,15 +78,16 @@ list_vendors = define_tool(
 
 def _search_vendors(state: State, args: Args) -> Any:
     query = read_string(args, "query")
-    rows = [
-        v
-        for v in _by_id(state["vendors"].values())
-        if matches_text(v["name"], query)
-        or matches_text(v["code"], query)
-        or matches_text(v["contact"]["email"], query)
-        or any(matches_text(c, query) for c in v["categories"])
-    ]
-    page = paginate(rows, args)
+
+    def keep(v: Any) -> bool:
+        return (
+            matches_text(v["name"], query)
+            or matches_text(v["code"], query)
+            or matches_text(v["contact"]["email"], query)
+            or any(matches_text(c, query) for c in v["categories"])
+        )
+
+    page = page_records(state, "vendors", args, keep)
     return {**page, "results": [vendor_summary(v) for v in page["results"]]}
 
 
