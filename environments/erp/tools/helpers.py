@@ -695,11 +695,15 @@ def decide_approval(state: State, approval: Record, decision: str, user_id: str,
     return approval
 
 
-def cancel_pending_approval(state: State, approval_id: str | None) -> None:
-    """A pending linked approval becomes ``cancelled`` (decidedAt now, decider null); others stay."""
-    if approval_id is None:
+def cancel_pending_approval(state: State, approval_id: str | None, strict: bool = False) -> None:
+    """A pending linked approval becomes ``cancelled`` (decidedAt now, decider null); others stay.
+
+    No id (None or "") does nothing. A dangling id is passed over, or with ``strict`` raises
+    not_found (the cancel tools look their approval up that way).
+    """
+    if not approval_id:
         return
-    approval = state["approvals"].get(approval_id)
+    approval = require_approval(state, approval_id) if strict else state["approvals"].get(approval_id)
     if approval is not None and approval["status"] == "pending":
         approval["status"] = "cancelled"
         approval["decidedAt"] = state["now"]

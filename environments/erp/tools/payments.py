@@ -18,8 +18,7 @@ from .helpers import (
     assert_within_approval_limit,
     audit,
     boolean_prop,
-    create_approval,
-    decide_approval,
+    cancel_pending_approval,
     enum_prop,
     flag_default_true,
     fmt,
@@ -34,7 +33,6 @@ from .helpers import (
     read_optional_enum,
     read_optional_string,
     read_string,
-    require_approval,
     require_customer,
     require_customer_invoice,
     require_payment,
@@ -43,6 +41,10 @@ from .helpers import (
     require_vendor_invoice,
     schema,
     string_prop,
+)
+from .steps import (
+    decide_linked_approval,
+    submit_for_approval,
 )
 
 Args = dict[str, Any]
@@ -222,18 +224,7 @@ def _submit_payment_for_approval(state: State, args: Args) -> Any:
     payment = require_payment(state, read_string(args, "paymentId"))
     approver = require_user(state, read_string(args, "approverUserId"))
     assert_status(payment["status"], ["draft"], f"Payment {payment['id']}")
-    approval = create_approval(state, "payment", payment["id"], user["id"], approver["id"], payment["amount"])
-    payment["status"] = "pending_approval"
-    payment["approvalId"] = approval["id"]
-    audit(
-        state,
-        user["id"],
-        "payment.submitted",
-        "payment",
-        payment["id"],
-        f"Submitted {payment['id']} to {approver['name']}",
-        [],
-    )
+    approval = submit_for_approval(state, user, payment, "payment", approver, payment["amount"])
     return {"payment": payment, "approval": approval}
 
 
@@ -257,14 +248,7 @@ def _approve_payment(state: State, args: Args) -> Any:
     payment = require_payment(state, read_string(args, "paymentId"))
     assert_status(payment["status"], ["pending_approval", "draft"], f"Payment {payment['id']}")
     assert_within_approval_limit(approver, payment["amount"], payment["id"])
-    if payment["approvalId"]:
-        decide_approval(
-            state,
-            require_approval(state, payment["approvalId"]),
-            "approved",
-            approver["id"],
-            read_optional_string(args, "note"),
-        )
+    decide_linked_approval(state, payment, "approved", approver["id"], lambda: read_optional_string(args, "note"))
     payment["status"] = "approved"
     payment["approvedByUserId"] = approver["id"]
     audit(
@@ -443,11 +427,7 @@ def _cancel_payment(state: State, args: Args) -> Any:
     payment = require_payment(state, read_string(args, "paymentId"))
     reason = read_string(args, "reason")
     assert_status(payment["status"], ["draft", "pending_approval", "approved"], f"Payment {payment['id']}")
-    if payment["approvalId"]:
-        approval = require_approval(state, payment["approvalId"])
-        if approval["status"] == "pending":
-            approval["status"] = "cancelled"
-            approval["decidedAt"] = state["now"]
+    cancel_pending_approval(state, payment["approvalId"], strict=True)
     payment["status"] = "cancelled"
     audit(
         state,
