@@ -68,6 +68,68 @@ def _invoice_of(state: State, payment: dict[str, Any], invoice_id: str) -> dict[
     return require_vendor_invoice(state, invoice_id)
 
 
+def _allocation(spec: dict[str, Any], invoice: dict[str, Any], refusal: str) -> dict[str, Any]:
+    """``{"invoiceId", "amount"}`` for one allocation spec against an invoice that may be paid: the
+    requested amount (default: all that is outstanding) must be positive room on the invoice.
+
+    ``refusal`` words the over-payment message, with ``{amount}`` and ``{invoice}`` slots.
+
+    Raises:
+        ToolError: invalid_state when nothing is outstanding; invalid_input when the amount is
+            above the outstanding balance.
+    """
+    iid = invoice["id"]
+    outstanding = outstanding_amount(invoice)
+    if outstanding["amount"] <= 0:
+        raise ToolError("invalid_state", f"Invoice {iid} has nothing outstanding.")
+    requested = _requested(spec, outstanding)
+    if requested > outstanding["amount"]:
+        raise ToolError(
+            "invalid_input",
+            refusal.format(amount=fmt(requested), invoice=iid) + f": only {fmt(outstanding['amount'])} outstanding.",
+            {"outstanding": outstanding},
+        )
+    return {"invoiceId": iid, "amount": money(requested)}
+
+
+def _new_payment(
+    state: State,
+    pay_id: str,
+    user: dict[str, Any],
+    *,
+    direction: str,
+    party: tuple[str | None, str | None],
+    allocations: list[dict[str, Any]],
+    amount: dict[str, Any],
+    method: str,
+    status: str,
+    reference: str,
+    scheduled: str,
+    processed: str | None,
+) -> dict[str, Any]:
+    """A payment record in the §2 key order (not stored); ``party`` is ``(vendorId, customerId)``."""
+    vendor_id, customer_id = party
+    return {
+        "id": pay_id,
+        "number": pay_id,
+        "direction": direction,
+        "vendorId": vendor_id,
+        "customerId": customer_id,
+        "allocations": allocations,
+        "amount": amount,
+        "method": method,
+        "status": status,
+        "reference": reference,
+        "scheduledDate": scheduled,
+        "processedAt": processed,
+        "failureReason": None,
+        "createdByUserId": user["id"],
+        "approvalId": None,
+        "approvedByUserId": None,
+        "createdAt": state["now"],
+    }
+
+
 def _list_payments(state: State, args: Args) -> Any:
     direction = read_optional_string(args, "direction")
     status = read_optional_string(args, "status")
@@ -143,39 +205,15 @@ def _create_vendor_payment(state: State, args: Args) -> Any:
                 f'Invoice {iid} is "{status}"; only approved invoices can be paid. Use explain_invoice_block for details.',
                 {"status": status},
             )
-        outstanding = outstanding_amount(invoice)
-        if outstanding["amount"] <= 0:
-            raise ToolError("invalid_state", f"Invoice {iid} has nothing outstanding.")
-        requested = _requested(spec, outstanding)
-        if requested > outstanding["amount"]:
-            raise ToolError(
-                "invalid_input",
-                f"Cannot pay {fmt(requested)} against {iid}: only {fmt(outstanding['amount'])} outstanding.",
-                {"outstanding": outstanding},
-            )
-        allocations.append({"invoiceId": iid, "amount": money(requested)})
+        allocations.append(_allocation(spec, invoice, "Cannot pay {amount} against {invoice}"))
     amount = sum_money([a["amount"] for a in allocations])
     pay_id = next_id(state, "PAY")
     method = read_optional_enum(args, "method", PAYMENT_METHOD) or "bank_transfer"
-    record = {
-        "id": pay_id,
-        "number": pay_id,
-        "direction": "outbound",
-        "vendorId": vendor["id"],
-        "customerId": None,
-        "allocations": allocations,
-        "amount": amount,
-        "method": method,
-        "status": "draft",
-        "reference": f"{method.upper()}-{pay_id}",
-        "scheduledDate": read_optional_string(args, "scheduledDate") or state["now"],
-        "processedAt": None,
-        "failureReason": None,
-        "createdByUserId": user["id"],
-        "approvalId": None,
-        "approvedByUserId": None,
-        "createdAt": state["now"],
-    }
+    record = _new_payment(
+        state, pay_id, user, direction="outbound", party=(vendor["id"], None), allocations=allocations,
+        amount=amount, method=method, status="draft", reference=f"{method.upper()}-{pay_id}",
+        scheduled=read_optional_string(args, "scheduledDate") or state["now"], processed=None,
+    )
     state["payments"][pay_id] = record
     audit(
         state,
@@ -370,25 +408,12 @@ def _retry_failed_payment(state: State, args: Args) -> Any:
         raise ToolError("invalid_state", f"Nothing remains outstanding on {original['id']}'s invoices.")
     retry_id = next_id(state, "PAY")
     method = read_optional_enum(args, "method", PAYMENT_METHOD) or original["method"]
-    record = {
-        "id": retry_id,
-        "number": retry_id,
-        "direction": original["direction"],
-        "vendorId": original["vendorId"],
-        "customerId": original["customerId"],
-        "allocations": still_owed,
-        "amount": sum_money([a["amount"] for a in still_owed]),
-        "method": method,
-        "status": "draft",
-        "reference": f"{method.upper()}-{retry_id}",
-        "scheduledDate": read_optional_string(args, "scheduledDate") or state["now"],
-        "processedAt": None,
-        "failureReason": None,
-        "createdByUserId": user["id"],
-        "approvalId": None,
-        "approvedByUserId": None,
-        "createdAt": state["now"],
-    }
+    record = _new_payment(
+        state, retry_id, user, direction=original["direction"], party=(original["vendorId"], original["customerId"]),
+        allocations=still_owed, amount=sum_money([a["amount"] for a in still_owed]), method=method,
+        status="draft", reference=f"{method.upper()}-{retry_id}",
+        scheduled=read_optional_string(args, "scheduledDate") or state["now"], processed=None,
+    )
     state["payments"][retry_id] = record
     audit(
         state,
@@ -470,40 +495,16 @@ def _record_customer_payment(state: State, args: Args) -> Any:
             )
         if status in ("cancelled", "draft"):
             raise ToolError("invalid_state", f'Invoice {iid} is "{status}" and cannot take a payment.')
-        outstanding = outstanding_amount(invoice)
-        if outstanding["amount"] <= 0:
-            raise ToolError("invalid_state", f"Invoice {iid} has nothing outstanding.")
-        requested = _requested(spec, outstanding)
-        if requested > outstanding["amount"]:
-            raise ToolError(
-                "invalid_input",
-                f"Cannot apply {fmt(requested)} to {iid}: only {fmt(outstanding['amount'])} outstanding.",
-                {"outstanding": outstanding},
-            )
-        allocations.append({"invoiceId": iid, "amount": money(requested)})
+        allocations.append(_allocation(spec, invoice, "Cannot apply {amount} to {invoice}"))
     amount = sum_money([a["amount"] for a in allocations])
     pay_id = next_id(state, "PAY")
-    record = {
-        "id": pay_id,
-        "number": pay_id,
-        "direction": "inbound",
-        "vendorId": None,
-        "customerId": customer["id"],
-        "allocations": allocations,
-        "amount": amount,
-        "method": read_optional_enum(args, "method", PAYMENT_METHOD) or "bank_transfer",
-        "status": "completed",
-        "reference": read_optional_string(args, "reference") or "",
-        "scheduledDate": state["now"],
-        "processedAt": state["now"],
-        "failureReason": None,
-        "createdByUserId": user["id"],
-        "approvalId": None,
-        "approvedByUserId": None,
-        "createdAt": state["now"],
-    }
-    if record["reference"] == "":
-        record["reference"] = f"RCPT-{pay_id}"
+    method = read_optional_enum(args, "method", PAYMENT_METHOD) or "bank_transfer"
+    reference = read_optional_string(args, "reference") or ""
+    record = _new_payment(
+        state, pay_id, user, direction="inbound", party=(None, customer["id"]), allocations=allocations,
+        amount=amount, method=method, status="completed", reference=reference or f"RCPT-{pay_id}",
+        scheduled=state["now"], processed=state["now"],
+    )
     state["payments"][pay_id] = record
     for allocation in allocations:
         apply_payment_to_invoice(
