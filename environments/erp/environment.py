@@ -76,190 +76,141 @@ def _totals(line_totals: list[float], taxed: bool = True) -> dict[str, Record]:
     return {"subtotal": subtotal, "taxAmount": tax, "totalAmount": money(subtotal["amount"] + tax["amount"])}
 
 
+#: How a field of a derived record is made from its spec: ``REQ`` copies ``spec[source]``, ``GET``
+#: ``spec.get(source)``, ``COUNT`` ``spec.get(source) or 0``, ``PRICE`` ``money(spec[source])``,
+#: ``TOTAL`` ``money(spec[source] * spec["unitPrice"])`` (a line total from the unrounded price).
+REQ, GET, COUNT, PRICE, TOTAL = "req", "get", "count", "price", "total"
+#: Document-level makers on top of those: ``ID`` the spec's id, ``LINES`` the derived lines,
+#: ``USD`` the currency, ``TOTALS`` the subtotal (tax) and total, ``IDS`` a fresh list
+#: (``spec.get(source) or []``), ``PAID`` ``money(spec.get(source) or 0)``.
+ID, LINES, USD, TOTALS, IDS, PAID = "id", "lines", "usd", "totals", "ids", "paid"
+
+Layout = tuple[tuple[str, str, str], ...]
+
+
+def _field(spec: Record, source: str, how: str) -> Any:
+    if how == REQ:
+        return spec[source]
+    if how == GET:
+        return spec.get(source)
+    if how == COUNT:
+        return spec.get(source) or 0
+    if how == PRICE:
+        return money(spec[source])
+    if how == TOTAL:
+        return money(spec[source] * spec["unitPrice"])
+    if how == IDS:
+        return list(spec.get(source) or [])
+    if how == PAID:
+        return money(spec.get(source) or 0)
+    if how == USD:
+        return "USD"
+    raise ValueError(f"unknown field maker {how!r}")
+
+
+def _derive(spec: Record, line_layout: Layout, layout: Layout, taxed: bool = True) -> Record:
+    """A derived document: its lines (ids ``<doc>-L<n>``) and then its own fields, both in layout
+    order, the totals made from the rounded line totals (§1.4)."""
+    lines = [
+        {"id": f"{spec['id']}-L{n}", **{key: _field(line, source, how) for key, source, how in line_layout}}
+        for n, line in enumerate(spec["lines"], 1)
+    ]
+    totals = _totals([line["lineTotal"]["amount"] for line in lines], taxed)
+    record: Record = {}
+    for key, source, how in layout:
+        if how == ID:
+            record[key] = spec["id"]
+        elif how == LINES:
+            record[key] = lines
+        elif how == TOTALS:
+            record.update(totals)
+        else:
+            record[key] = _field(spec, source, how)
+    return record
+
+
+def _fields(how: str, *keys: str) -> Layout:
+    """Fields copied under their own names, each made the same way."""
+    return tuple((key, key, how) for key in keys)
+
+
+_QUOTATION_LINE: Layout = (*_fields(REQ, "productId", "quantity"), ("unitPrice", "unitPrice", PRICE),
+                           ("lineTotal", "quantity", TOTAL))
+_QUOTATION: Layout = (
+    ("id", "", ID), ("number", "", ID), *_fields(REQ, "rfqId", "vendorId", "status"), ("lines", "", LINES),
+    ("totals", "", TOTALS), *_fields(REQ, "leadTimeDays", "validUntil", "receivedAt"), ("notes", "notes", GET),
+)
+_PURCHASE_ORDER_LINE: Layout = (
+    *_fields(REQ, "productId", "description"), ("quantityOrdered", "ordered", REQ),
+    ("quantityReceived", "received", COUNT), ("quantityRejected", "rejected", COUNT),
+    ("quantityInvoiced", "invoiced", COUNT), ("unitPrice", "unitPrice", PRICE), ("lineTotal", "ordered", TOTAL),
+    ("expectedDate", "expectedDate", GET),
+)
+_PURCHASE_ORDER: Layout = (
+    ("id", "", ID), ("number", "", ID), *_fields(REQ, "vendorId", "status"), ("lines", "", LINES),
+    ("warehouseId", "warehouseId", REQ), ("currency", "", USD), ("totals", "", TOTALS),
+    *_fields(GET, "requisitionId", "quotationId", "budgetId"), *_fields(REQ, "paymentTerms", "createdByUserId", "createdAt"),
+    *_fields(GET, "approvalId", "approvedAt", "approvedByUserId", "sentAt", "expectedDeliveryDate", "closedAt",
+             "cancelledAt", "cancelReason"),
+)
+_VENDOR_INVOICE_LINE: Layout = (
+    *_fields(GET, "purchaseOrderLineId", "productId"), *_fields(REQ, "description", "quantity"),
+    ("unitPrice", "unitPrice", PRICE), ("lineTotal", "quantity", TOTAL),
+)
+_VENDOR_INVOICE: Layout = (
+    ("id", "", ID), ("number", "", ID), *_fields(REQ, "vendorInvoiceNumber", "vendorId"),
+    ("purchaseOrderId", "purchaseOrderId", GET), ("goodsReceiptIds", "goodsReceiptIds", IDS),
+    ("status", "status", REQ), ("lines", "", LINES), ("totals", "", TOTALS), ("amountPaid", "amountPaid", PAID),
+    *_fields(REQ, "invoiceDate", "dueDate", "receivedAt"),
+    *_fields(GET, "matchId", "approvalId", "approvedAt", "approvedByUserId", "disputeReason", "paidAt"),
+)
+_SALES_ORDER_LINE: Layout = (
+    ("productId", "productId", REQ), ("quantityOrdered", "ordered", REQ), ("quantityReserved", "reserved", COUNT),
+    ("quantityFulfilled", "fulfilled", COUNT), ("unitPrice", "unitPrice", PRICE), ("lineTotal", "ordered", TOTAL),
+    ("warehouseId", "warehouseId", REQ),
+)
+_SALES_ORDER: Layout = (
+    ("id", "", ID), ("number", "", ID), *_fields(REQ, "customerId", "status"), ("lines", "", LINES),
+    ("currency", "", USD), ("totals", "", TOTALS),
+    *_fields(REQ, "customerPoNumber", "orderDate", "requestedDeliveryDate", "createdByUserId"),
+    *_fields(GET, "confirmedAt", "cancelledAt", "cancelReason", "closedAt"),
+)
+_CUSTOMER_INVOICE_LINE: Layout = (
+    ("salesOrderLineId", "salesOrderLineId", GET), *_fields(REQ, "productId", "description", "quantity"),
+    ("unitPrice", "unitPrice", PRICE), ("lineTotal", "quantity", TOTAL),
+)
+_CUSTOMER_INVOICE: Layout = (
+    ("id", "", ID), ("number", "", ID), ("customerId", "customerId", REQ), ("salesOrderId", "salesOrderId", GET),
+    ("fulfillmentIds", "fulfillmentIds", IDS), ("status", "status", REQ), ("lines", "", LINES),
+    ("totals", "", TOTALS), ("amountPaid", "amountPaid", PAID), *_fields(REQ, "issueDate", "dueDate"),
+    ("paidAt", "paidAt", GET),
+)
+
+
 def derive_quotation(spec: Record) -> Record:
     """A Quotation from its spec (lines are ``[productId, quantity, unitPrice]`` triples; no tax)."""
-    lines = []
-    for n, (product_id, quantity, price) in enumerate(spec["lines"], 1):
-        lines.append(
-            {
-                "id": f"{spec['id']}-L{n}",
-                "productId": product_id,
-                "quantity": quantity,
-                "unitPrice": money(price),
-                "lineTotal": money(quantity * price),
-            }
-        )
-    totals = _totals([line["lineTotal"]["amount"] for line in lines], taxed=False)
-    return {
-        "id": spec["id"],
-        "number": spec["id"],
-        "rfqId": spec["rfqId"],
-        "vendorId": spec["vendorId"],
-        "status": spec["status"],
-        "lines": lines,
-        "subtotal": totals["subtotal"],
-        "totalAmount": totals["totalAmount"],
-        "leadTimeDays": spec["leadTimeDays"],
-        "validUntil": spec["validUntil"],
-        "receivedAt": spec["receivedAt"],
-        "notes": spec.get("notes"),
-    }
+    lines = [dict(zip(("productId", "quantity", "unitPrice"), line, strict=True)) for line in spec["lines"]]
+    return _derive({**spec, "lines": lines}, _QUOTATION_LINE, _QUOTATION, taxed=False)
 
 
 def derive_purchase_order(spec: Record) -> Record:
     """A PurchaseOrder from its spec (line keys ``ordered``, ``received``, ``rejected``, ``invoiced``)."""
-    lines = []
-    for n, line in enumerate(spec["lines"], 1):
-        lines.append(
-            {
-                "id": f"{spec['id']}-L{n}",
-                "productId": line["productId"],
-                "description": line["description"],
-                "quantityOrdered": line["ordered"],
-                "quantityReceived": line.get("received") or 0,
-                "quantityRejected": line.get("rejected") or 0,
-                "quantityInvoiced": line.get("invoiced") or 0,
-                "unitPrice": money(line["unitPrice"]),
-                "lineTotal": money(line["ordered"] * line["unitPrice"]),
-                "expectedDate": line.get("expectedDate"),
-            }
-        )
-    totals = _totals([line["lineTotal"]["amount"] for line in lines])
-    g = spec.get
-    return {
-        "id": spec["id"],
-        "number": spec["id"],
-        "vendorId": spec["vendorId"],
-        "status": spec["status"],
-        "lines": lines,
-        "warehouseId": spec["warehouseId"],
-        "currency": "USD",
-        **totals,
-        "requisitionId": g("requisitionId"),
-        "quotationId": g("quotationId"),
-        "budgetId": g("budgetId"),
-        "paymentTerms": spec["paymentTerms"],
-        "createdByUserId": spec["createdByUserId"],
-        "createdAt": spec["createdAt"],
-        "approvalId": g("approvalId"),
-        "approvedAt": g("approvedAt"),
-        "approvedByUserId": g("approvedByUserId"),
-        "sentAt": g("sentAt"),
-        "expectedDeliveryDate": g("expectedDeliveryDate"),
-        "closedAt": g("closedAt"),
-        "cancelledAt": g("cancelledAt"),
-        "cancelReason": g("cancelReason"),
-    }
+    return _derive(spec, _PURCHASE_ORDER_LINE, _PURCHASE_ORDER)
 
 
 def derive_vendor_invoice(spec: Record) -> Record:
     """A VendorInvoice from its spec."""
-    lines = []
-    for n, line in enumerate(spec["lines"], 1):
-        lines.append(
-            {
-                "id": f"{spec['id']}-L{n}",
-                "purchaseOrderLineId": line.get("purchaseOrderLineId"),
-                "productId": line.get("productId"),
-                "description": line["description"],
-                "quantity": line["quantity"],
-                "unitPrice": money(line["unitPrice"]),
-                "lineTotal": money(line["quantity"] * line["unitPrice"]),
-            }
-        )
-    totals = _totals([line["lineTotal"]["amount"] for line in lines])
-    g = spec.get
-    return {
-        "id": spec["id"],
-        "number": spec["id"],
-        "vendorInvoiceNumber": spec["vendorInvoiceNumber"],
-        "vendorId": spec["vendorId"],
-        "purchaseOrderId": g("purchaseOrderId"),
-        "goodsReceiptIds": list(g("goodsReceiptIds") or []),
-        "status": spec["status"],
-        "lines": lines,
-        **totals,
-        "amountPaid": money(g("amountPaid") or 0),
-        "invoiceDate": spec["invoiceDate"],
-        "dueDate": spec["dueDate"],
-        "receivedAt": spec["receivedAt"],
-        "matchId": g("matchId"),
-        "approvalId": g("approvalId"),
-        "approvedAt": g("approvedAt"),
-        "approvedByUserId": g("approvedByUserId"),
-        "disputeReason": g("disputeReason"),
-        "paidAt": g("paidAt"),
-    }
+    return _derive(spec, _VENDOR_INVOICE_LINE, _VENDOR_INVOICE)
 
 
 def derive_sales_order(spec: Record) -> Record:
     """A SalesOrder from its spec (line keys ``ordered``, ``reserved``, ``fulfilled``)."""
-    lines = []
-    for n, line in enumerate(spec["lines"], 1):
-        lines.append(
-            {
-                "id": f"{spec['id']}-L{n}",
-                "productId": line["productId"],
-                "quantityOrdered": line["ordered"],
-                "quantityReserved": line.get("reserved") or 0,
-                "quantityFulfilled": line.get("fulfilled") or 0,
-                "unitPrice": money(line["unitPrice"]),
-                "lineTotal": money(line["ordered"] * line["unitPrice"]),
-                "warehouseId": line["warehouseId"],
-            }
-        )
-    totals = _totals([line["lineTotal"]["amount"] for line in lines])
-    g = spec.get
-    return {
-        "id": spec["id"],
-        "number": spec["id"],
-        "customerId": spec["customerId"],
-        "status": spec["status"],
-        "lines": lines,
-        "currency": "USD",
-        **totals,
-        "customerPoNumber": spec["customerPoNumber"],
-        "orderDate": spec["orderDate"],
-        "requestedDeliveryDate": spec["requestedDeliveryDate"],
-        "createdByUserId": spec["createdByUserId"],
-        "confirmedAt": g("confirmedAt"),
-        "cancelledAt": g("cancelledAt"),
-        "cancelReason": g("cancelReason"),
-        "closedAt": g("closedAt"),
-    }
+    return _derive(spec, _SALES_ORDER_LINE, _SALES_ORDER)
 
 
 def derive_customer_invoice(spec: Record) -> Record:
     """A CustomerInvoice from its spec."""
-    lines = []
-    for n, line in enumerate(spec["lines"], 1):
-        lines.append(
-            {
-                "id": f"{spec['id']}-L{n}",
-                "salesOrderLineId": line.get("salesOrderLineId"),
-                "productId": line["productId"],
-                "description": line["description"],
-                "quantity": line["quantity"],
-                "unitPrice": money(line["unitPrice"]),
-                "lineTotal": money(line["quantity"] * line["unitPrice"]),
-            }
-        )
-    totals = _totals([line["lineTotal"]["amount"] for line in lines])
-    g = spec.get
-    return {
-        "id": spec["id"],
-        "number": spec["id"],
-        "customerId": spec["customerId"],
-        "salesOrderId": g("salesOrderId"),
-        "fulfillmentIds": list(g("fulfillmentIds") or []),
-        "status": spec["status"],
-        "lines": lines,
-        **totals,
-        "amountPaid": money(g("amountPaid") or 0),
-        "issueDate": spec["issueDate"],
-        "dueDate": spec["dueDate"],
-        "paidAt": g("paidAt"),
-    }
+    return _derive(spec, _CUSTOMER_INVOICE_LINE, _CUSTOMER_INVOICE)
 
 
 _DERIVE: dict[str, Callable[[Record], Record]] = {

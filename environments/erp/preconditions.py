@@ -13,6 +13,7 @@ from typing import Any
 
 from silo_gym.models import Task
 
+from .instructions import stand_in
 from .scenario import task_parameters
 from .state import (
     State,
@@ -22,6 +23,7 @@ from .state import (
     effective_reorder_point,
     is_overdue,
     line_remaining,
+    money,
     outstanding_amount,
 )
 
@@ -163,6 +165,97 @@ def _t009(state: State) -> list[str]:
     return out
 
 
+def _valid_quote(quotation: dict[str, Any], now: str) -> bool:
+    """A quotation is valid with an open status and a validity date not yet passed (§3.6)."""
+    return quotation.get("status") in ("received", "under_review") and quotation.get("validUntil", "") >= now
+
+
+def _t011(state: State) -> list[str]:
+    rfq = _get(state, "rfqs", "RFQ-002")
+    quotes = [q for q in state.get("quotations", {}).values() if q.get("rfqId") == "RFQ-002"]
+    winner = _get(state, "quotations", "QUO-006")
+    lapsed = _get(state, "quotations", "QUO-005")
+    now = state["now"]
+    out = []
+    if rfq.get("status") not in ("sent", "closed"):
+        out.append("RFQ-002 is neither sent nor closed.")
+    if winner.get("rfqId") != "RFQ-002" or not _valid_quote(winner, now):
+        return [*out, "QUO-006 is not a valid quotation on RFQ-002."]
+    total = winner["totalAmount"]["amount"]
+    rivals = [q for q in quotes if q["id"] != "QUO-006" and _valid_quote(q, now)]
+    if not rivals:
+        out.append("QUO-006 is the only valid quotation on RFQ-002.")
+    if any(q["totalAmount"]["amount"] <= total for q in rivals):
+        out.append("QUO-006 is not strictly the cheapest valid quotation on RFQ-002.")
+    if lapsed.get("rfqId") != "RFQ-002" or _valid_quote(lapsed, now):
+        out.append("QUO-005 is not a lapsed quotation on RFQ-002.")
+    elif not lapsed["totalAmount"]["amount"] < total:
+        out.append("QUO-005 is not cheaper than QUO-006.")
+    if winner.get("vendorId") != "VEN-012" or _get(state, "vendors", "VEN-012").get("status") != "active":
+        out.append("QUO-006 is not from the active vendor VEN-012.")
+    products = [line.get("productId") for line in winner.get("lines") or []]
+    if products.count("PRD-008") != 1 or products.count("PRD-010") != 1:
+        out.append("QUO-006 does not quote PRD-008 and PRD-010 once each.")
+    order_total = money(winner["subtotal"]["amount"] * 1.08)["amount"]
+    approver = stand_in(state, "USR-003")
+    budget = _get(state, "budgets", "BUD-002")
+    if _limit(state, approver) < order_total:
+        out.append(f"{approver} cannot approve an order of QUO-006's total.")
+    if not budget or budget_available(budget)["amount"] < order_total:
+        out.append("BUD-002 cannot cover an order of QUO-006's total.")
+    return out
+
+
+def _posted(state: State, order_id: str, line_id: str) -> int:
+    return sum(
+        line.get("quantityReceived") or 0
+        for receipt in state.get("goodsReceipts", {}).values()
+        if receipt.get("purchaseOrderId") == order_id and receipt.get("status") == "posted"
+        for line in receipt.get("lines") or []
+        if line.get("purchaseOrderLineId") == line_id
+    )
+
+
+def _t012(state: State) -> list[str]:
+    invoice = _get(state, "vendorInvoices", "VINV-104")
+    order = _get(state, "purchaseOrders", "PO-203")
+    if invoice.get("purchaseOrderId") != "PO-203" or invoice.get("status") not in (
+        "pending_approval",
+        "matched",
+    ):
+        return ["VINV-104 is not an open invoice on PO-203."]
+    out = []
+    approval = _get(state, "approvals", str(invoice.get("approvalId")))
+    if invoice.get("approvalId") is not None and approval.get("status") != "pending":
+        out.append("VINV-104's approval is not pending.")
+    po_lines = {line["id"]: line for line in order.get("lines") or []}
+    bolts = [line for line in invoice["lines"] if line.get("productId") == "PRD-004"]
+    if len(bolts) != 1 or bolts[0].get("purchaseOrderLineId") != "PO-203-L1" or "PO-203-L1" not in po_lines:
+        return [*out, "VINV-104 has no single PRD-004 line billing PO-203-L1."]
+    if not bolts[0]["quantity"] > _posted(state, "PO-203", "PO-203-L1"):
+        out.append("VINV-104 does not bill more bolts than were received.")
+    if po_lines["PO-203-L1"]["quantityInvoiced"] != bolts[0]["quantity"]:
+        out.append("PO-203-L1's invoiced quantity is not VINV-104's bolt quantity.")
+    corrected = 0.0
+    for line in invoice["lines"]:
+        po_line = po_lines.get(line.get("purchaseOrderLineId"))
+        if line is bolts[0]:
+            corrected += money(_posted(state, "PO-203", "PO-203-L1") * line["unitPrice"]["amount"])["amount"]
+            continue
+        corrected += line["lineTotal"]["amount"]
+        if po_line is None or line["quantity"] > _posted(state, "PO-203", po_line["id"]):
+            out.append(f"{line['id']} bills more than was received.")
+        elif line["unitPrice"]["amount"] > po_line["unitPrice"]["amount"] * 1.02:
+            out.append(f"{line['id']} bills above the 2 % price tolerance.")
+    matches = [m for m in state.get("threeWayMatches", {}).values() if m.get("vendorInvoiceId") == "VINV-104"]
+    if not matches or max(matches, key=lambda m: m["id"]).get("status") != "failed":
+        out.append("VINV-104's latest match has not failed.")
+    total = money(money(corrected)["amount"] * 1.08)["amount"]
+    if _limit(state, stand_in(state, "USR-007")) < total:
+        out.append("the invoice approver cannot approve VINV-104's corrected total.")
+    return out
+
+
 def _t013(state: State) -> list[str]:
     invoice = _get(state, "vendorInvoices", "VINV-103")
     order = _get(state, "purchaseOrders", "PO-206")
@@ -274,6 +367,8 @@ _CHECKS: dict[str, Callable[[State], list[str]]] = {
     "TASK-007": _t007,
     "TASK-008": _t008,
     "TASK-009": _t009,
+    "TASK-011": _t011,
+    "TASK-012": _t012,
     "TASK-013": _t013,
     "TASK-014": _t014,
     "TASK-015": _t015,

@@ -15,7 +15,16 @@ construction. What changes, around the anchors of §11.5 that stay in their role
   quantity (TASK-007: a different remaining figure) and SO-307's ordered quantity with the
   PRD-003 stock at three sites (TASK-014), each drawn inside the task's preconditions;
 - PO-206-L1's agreed price and VINV-103's billed price (TASK-013), with MATCH-003's discrepancy;
-- the canonical QUO-006 note (which states the answer of TASK-011) is dropped.
+- TASK-011's RFQ-002: the quantities (with PR-003's, which it came from), every quotation's prices,
+  lead times and validity dates (QUO-006 stays the cheapest valid one and QUO-005 a cheaper lapsed
+  one, by status or by date), a neutral note on each, and up to two distractor quotations from
+  other vendors (dearer valid ones, or cheaper lapsed ones), so the count the instruction quotes
+  moves too; the canonical QUO-006 note (which states the answer) is dropped;
+- TASK-012's PO-203: ordered, received and billed bolt quantities (the receipt may come in one or
+  two posted deliveries), both lines' prices, with GR-003, DISC-001, MATCH-004, the receipt
+  movements, the audit summary and the inbound stock following;
+- up to two distractor draft purchase orders after the canonical ones, so the next order id a tool
+  issues moves (a replay that names the canonical new order id acts on the wrong order).
 
 Determinism: one ``random.Random(k)`` drives every draw; pools are tuples; nothing reads the clock,
 iterates a set or hashes a string. Every call builds new dicts and lists.
@@ -34,39 +43,13 @@ from silo_gym import to_fixed
 
 from .environment import build_world
 from .scenario import task_parameters
-from .state import State, money
+from .state import ENTITY_KEYS, State, add_days, money
 
 __all__ = ["build_variant"]
 
 _DATA_DIR = Path(__file__).resolve().parent / "data"
-_NAMES = (
-    "company",
-    "departments",
-    "users",
-    "vendors",
-    "customers",
-    "products",
-    "warehouses",
-    "inventory",
-    "inventoryMovements",
-    "requisitions",
-    "approvals",
-    "rfqs",
-    "quotations",
-    "purchaseOrders",
-    "goodsReceipts",
-    "receivingDiscrepancies",
-    "vendorInvoices",
-    "threeWayMatches",
-    "payments",
-    "salesOrders",
-    "fulfillments",
-    "customerInvoices",
-    "expenses",
-    "budgets",
-    "auditLog",
-    "sequences",
-)
+#: The 26 data files: every state key but the clock.
+_NAMES = tuple(key for key in ENTITY_KEYS if key != "now")
 
 _FIRST = (
     "Amara",
@@ -424,6 +407,240 @@ def _reprice(data: dict[str, Any], rng: random.Random) -> None:
             )
 
 
+#: Active vendors outside every task's anchors: they may quote on RFQ-002 or hold a draft order.
+_SPARE_VENDORS = ("VEN-001", "VEN-005", "VEN-006")
+_QUOTE_NOTES = (
+    None,
+    "Standard terms; the vendor has the stock.",
+    "Prices exclude freight.",
+    "Delivery in two drops is possible.",
+    "Quoted from the vendor's current price list.",
+)
+
+
+def _quote_total(lines: list[list[Any]]) -> float:
+    """A quotation's total from its spec lines, rounded as ``derive_quotation`` rounds it."""
+    raw = 0.0
+    for _product, quantity, price in lines:
+        raw += money(quantity * price)["amount"]
+    total: float = money(raw)["amount"]
+    return total
+
+
+def _scaled(lines: list[list[Any]], rng: random.Random, low: int, high: int) -> list[list[Any]]:
+    """``lines`` with each price moved by a whole percentage drawn from ``low..high``."""
+    return [
+        [product, quantity, money(price * (1 + rng.randrange(low, high + 1) / 100))["amount"]]
+        for product, quantity, price in lines
+    ]
+
+
+def _lapsed(rng: random.Random) -> tuple[str, str]:
+    """(status, validUntil) of a quotation that is no longer valid at ``now``: expired by status,
+    or still ``received`` with its validity date passed (at most today's midnight)."""
+    until = add_days("2026-03-16T00:00:00.000Z", -rng.randrange(0, 12))
+    return ("expired" if rng.random() < 0.5 else "received"), until
+
+
+def _valid_until(rng: random.Random) -> str:
+    return add_days("2026-03-17T00:00:00.000Z", rng.randrange(0, 45))
+
+
+def _requote(data: dict[str, Any], rng: random.Random) -> None:
+    """TASK-011: new quantities on RFQ-002 (and PR-003), new prices, lead times and validity dates
+    on its quotations, and up to two distractor quotations (§11.5's conditions by construction:
+    QUO-006 strictly cheapest valid, QUO-005 invalid and strictly cheaper)."""
+    rfq = _by_id(data["rfqs"], "RFQ-002")
+    quantities = [rng.randrange(200, 1001, 50), rng.randrange(200, 801, 50)]
+    for line, quantity in zip(rfq["lines"], quantities, strict=True):
+        line["quantity"] = quantity
+    requisition = _by_id(data["requisitions"], "PR-003")
+    raw = 0.0
+    for line, quantity in zip(requisition["lines"], quantities, strict=True):
+        line["quantity"] = quantity
+        raw += money(quantity * line["estimatedUnitPrice"]["amount"])["amount"]
+    requisition["estimatedTotal"] = money(raw)
+    _by_id(data["approvals"], "APR-003")["amount"] = money(raw)
+    products = [line["productId"] for line in rfq["lines"]]
+    best = [
+        [product, quantity, rng.randrange(500, 851, 5) / 100]
+        for product, quantity in zip(products, quantities, strict=True)
+    ]
+    best_total = _quote_total(best)
+    quotes = {q["id"]: q for q in data["quotations"] if q["rfqId"] == "RFQ-002"}
+    winner = quotes["QUO-006"]
+    winner.update(lines=best, validUntil=_valid_until(rng), leadTimeDays=rng.randrange(7, 31), notes=None)
+
+    def cheaper() -> list[list[Any]]:
+        while True:
+            lines = _scaled(best, rng, -9, 2)
+            if _quote_total(lines) < best_total:
+                return lines
+
+    def dearer() -> list[list[Any]]:
+        # one line may undercut the winner's, the total never does
+        while True:
+            lines = _scaled(best, rng, -4, 9)
+            if _quote_total(lines) > best_total:
+                return lines
+
+    status, until = _lapsed(rng)
+    quotes["QUO-005"].update(lines=cheaper(), status=status, validUntil=until)
+    quotes["QUO-004"].update(lines=dearer(), validUntil=_valid_until(rng))
+    for quote in (quotes["QUO-004"], quotes["QUO-005"]):
+        quote.update(leadTimeDays=rng.randrange(7, 46), notes=_QUOTE_NOTES[rng.randrange(len(_QUOTE_NOTES))])
+    number = data["sequences"]["QUO"]
+    spare = list(_SPARE_VENDORS)
+    for _ in range(rng.randrange(3)):
+        vendor_id = spare.pop(rng.randrange(len(spare)))
+        number += 1
+        if rng.random() < 0.5:
+            lines, status, until = dearer(), "received", _valid_until(rng)
+        else:
+            lines = cheaper()
+            status, until = _lapsed(rng)
+        received = add_days("2026-03-04T08:00:00.000Z", rng.randrange(0, 9))
+        received = received[:11] + f"{rng.randrange(8, 17):02d}:{rng.randrange(0, 60, 5):02d}" + received[16:]
+        data["quotations"].append(
+            {
+                "id": f"QUO-{number:03d}",
+                "rfqId": "RFQ-002",
+                "vendorId": vendor_id,
+                "status": status,
+                "lines": lines,
+                "leadTimeDays": rng.randrange(7, 46),
+                "validUntil": until,
+                "receivedAt": received,
+                "notes": _QUOTE_NOTES[rng.randrange(len(_QUOTE_NOTES))],
+            }
+        )
+        rfq["invitedVendorIds"].append(vendor_id)
+    data["sequences"]["QUO"] = number
+
+
+def _rebill(data: dict[str, Any], rng: random.Random) -> None:
+    """TASK-012: new ordered, received and billed quantities and prices on PO-203 and VINV-104.
+
+    The bolt line (PO-203-L1) is billed in full while only part of it arrived, in GR-003 alone or
+    in GR-003 and a later posted delivery; the nut line (PO-203-L2) arrived and is billed in full.
+    Every record that quotes these figures follows: GR-003 and its note, DISC-001, MATCH-004's
+    discrepancy, the receipt movements, the shortage's audit summary and WH-002's inbound bolts.
+    """
+    order = _by_id(data["purchaseOrders"], "PO-203")
+    bolts, nuts = order["lines"]
+    old_remaining = bolts["ordered"] - bolts["received"] - (bolts.get("rejected") or 0)
+    ordered = rng.randrange(200, 801, 10)
+    received = rng.randrange(ordered * 3 // 10, ordered - 9)
+    first = received if rng.random() < 0.5 else rng.randrange(received // 3, received - 4)
+    later = received - first
+    nut_quantity = rng.randrange(100, 501, 10)
+    bolt_price = rng.randrange(900, 1401, 5) / 100
+    nut_price = rng.randrange(700, 1101, 5) / 100
+    bolts.update(ordered=ordered, received=received, invoiced=ordered, unitPrice=bolt_price)
+    nuts.update(ordered=nut_quantity, received=nut_quantity, invoiced=nut_quantity, unitPrice=nut_price)
+    invoice = _by_id(data["vendorInvoices"], "VINV-104")
+    invoice["lines"][0].update(quantity=ordered, unitPrice=bolt_price)
+    invoice["lines"][1].update(quantity=nut_quantity, unitPrice=nut_price)
+    receipt = _by_id(data["goodsReceipts"], "GR-003")
+    receipt["lines"][0].update(
+        quantityReceived=first, note=f"Delivered short; {ordered - first} boxes are on back order."
+    )
+    receipt["lines"][1]["quantityReceived"] = nut_quantity
+    shortage = _by_id(data["receivingDiscrepancies"], "DISC-001")
+    shortage.update(quantityExpected=ordered, quantityReceived=first)
+    for entry in data["auditLog"]:
+        if entry["entityId"] == "DISC-001":
+            entry["summary"] = f"Shortage reported on GR-003: {first} of {ordered} boxes arrived."
+    movements = {row["id"]: row for row in data["inventoryMovements"]}
+    movements["MOV-010"]["quantityDelta"] = first
+    movements["MOV-011"]["quantityDelta"] = nut_quantity
+    match = _by_id(data["threeWayMatches"], "MATCH-004")
+    match["discrepancies"][0].update(
+        expected=received,
+        actual=ordered,
+        message=f"Invoiced quantity {ordered} exceeds received quantity {received} on PO-203.",
+    )
+    if later:
+        number = data["sequences"]["GR"] + 1
+        receipt_id = f"GR-{number:03d}"
+        data["sequences"]["GR"] = number
+        data["goodsReceipts"].append(
+            {
+                **receipt,
+                "id": receipt_id,
+                "number": receipt_id,
+                "lines": [
+                    {
+                        "id": f"{receipt_id}-L1",
+                        "purchaseOrderLineId": "PO-203-L1",
+                        "productId": bolts["productId"],
+                        "quantityReceived": later,
+                        "quantityRejected": 0,
+                        "note": "Part of the back order.",
+                    }
+                ],
+                "deliveryNote": f"TSF-DN-{51240 + rng.randrange(3, 40)}",
+                "receivedAt": "2026-03-09T10:40:00.000Z",
+                "postedAt": "2026-03-09T11:05:00.000Z",
+            }
+        )
+        move = data["sequences"]["MOV"] + 1
+        data["sequences"]["MOV"] = move
+        data["inventoryMovements"].append(
+            {
+                **movements["MOV-010"],
+                "id": f"MOV-{move:03d}",
+                "quantityDelta": later,
+                "referenceId": receipt_id,
+                "occurredAt": "2026-03-09T11:05:00.000Z",
+                "note": "Part of the back order on PO-203.",
+            }
+        )
+        for record in (invoice, match):
+            record["goodsReceiptIds"] = [*record["goodsReceiptIds"], receipt_id]
+    stock = next(row for row in data["inventory"] if row["id"] == "STK-PRD-004-WH-002")
+    stock["quantityInbound"] += ordered - received - old_remaining
+
+
+def _draft_orders(data: dict[str, Any], rng: random.Random) -> None:
+    """Up to two draft purchase orders of spare vendors after the canonical ones (nothing
+    inbound, nothing committed): the next ``PO`` id a tool issues moves with them."""
+    products = {row["id"]: row for row in data["products"]}
+    vendors = {row["id"]: row for row in data["vendors"]}
+    number = data["sequences"]["PO"]
+    for _ in range(rng.randrange(3) if rng.random() < 0.6 else 0):
+        vendor_id = ("VEN-005", "VEN-006")[rng.randrange(2)]
+        stocked = [p for p in products.values() if vendor_id in p["preferredVendorIds"]]
+        product = stocked[rng.randrange(len(stocked))]
+        number += 1
+        created = add_days("2026-03-12T00:00:00.000Z", rng.randrange(0, 4))
+        created = created[:11] + f"{rng.randrange(8, 17):02d}:{rng.randrange(0, 60, 5):02d}" + created[16:]
+        due = add_days(created[:11] + "00:00:00.000Z", rng.randrange(10, 30))
+        data["purchaseOrders"].append(
+            {
+                "id": f"PO-{number:03d}",
+                "vendorId": vendor_id,
+                "status": "draft",
+                "warehouseId": ("WH-001", "WH-003")[rng.randrange(2)],
+                "paymentTerms": vendors[vendor_id]["paymentTerms"],
+                "createdByUserId": "USR-002",
+                "createdAt": created,
+                "expectedDeliveryDate": due,
+                "budgetId": "BUD-001",
+                "lines": [
+                    {
+                        "productId": product["id"],
+                        "description": product["name"],
+                        "ordered": rng.randrange(5, 41) * 5,
+                        "unitPrice": product["standardCost"]["amount"],
+                        "expectedDate": due,
+                    }
+                ],
+            }
+        )
+    data["sequences"]["PO"] = number
+
+
 def _settle_approvals(world: State) -> None:
     """Every approval's amount equals its document's derived total (§11.6)."""
     sources = {"purchase_order": "purchaseOrders", "vendor_invoice": "vendorInvoices"}
@@ -454,6 +671,9 @@ def build_variant(k: int) -> State:
     _hand_over(data, rng)
     _restock(data, rng)
     _reprice(data, rng)
+    _requote(data, rng)
+    _rebill(data, rng)
+    _draft_orders(data, rng)
     world = build_world(data)
     _settle_approvals(world)
     return world

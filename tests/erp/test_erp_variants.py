@@ -223,3 +223,104 @@ def test_gymnasium_face_draws_reproducible_variants() -> None:
         assert info["variant"] is None and canonical_text == TASKS["TASK-014"].instruction
     finally:
         env.close()
+
+
+def _valid_quote(quote: dict[str, Any], now: str) -> bool:
+    return quote["status"] in ("received", "under_review") and quote["validUntil"] >= now
+
+
+def test_task_011_variants_move_quantities_prices_and_the_quotations_on_file() -> None:
+    task = TASKS["TASK-011"]
+    counts, quantities, lapsed_by_date = set(), set(), 0
+    for k in range(40):
+        world = ENV.create_state(k)
+        quotes = [q for q in world["quotations"].values() if q["rfqId"] == "RFQ-002"]
+        winner = world["quotations"]["QUO-006"]
+        valid = [q for q in quotes if _valid_quote(q, world["now"])]
+        assert min(valid, key=lambda q: q["totalAmount"]["amount"])["id"] == "QUO-006", k
+        assert all(
+            q["totalAmount"]["amount"] > winner["totalAmount"]["amount"] for q in valid if q is not winner
+        )
+        lapsed = world["quotations"]["QUO-005"]
+        assert not _valid_quote(lapsed, world["now"])
+        assert lapsed["totalAmount"]["amount"] < winner["totalAmount"]["amount"]
+        lapsed_by_date += lapsed["status"] == "received"
+        rfq_quantities = [line["quantity"] for line in world["rfqs"]["RFQ-002"]["lines"]]
+        assert [line["quantity"] for line in winner["lines"]] == rfq_quantities
+        requisition = world["requisitions"]["PR-003"]
+        assert [line["quantity"] for line in requisition["lines"]] == rfq_quantities
+        assert world["approvals"]["APR-003"]["amount"] == requisition["estimatedTotal"]
+        assert {q["vendorId"] for q in quotes} <= set(world["rfqs"]["RFQ-002"]["invitedVendorIds"])
+        words = ("three", "four", "five")[len(quotes) - 3]
+        assert f"has received {words} quotations" in ENV.render_instruction(task, world)
+        counts.add(len(quotes))
+        quantities.add(tuple(rfq_quantities))
+    assert counts == {3, 4, 5} and len(quantities) > 20 and 0 < lapsed_by_date < 40
+
+
+def _posted_bolts(world: dict[str, Any]) -> int:
+    return sum(
+        line["quantityReceived"]
+        for receipt in world["goodsReceipts"].values()
+        if receipt["purchaseOrderId"] == "PO-203" and receipt["status"] == "posted"
+        for line in receipt["lines"]
+        if line["purchaseOrderLineId"] == "PO-203-L1"
+    )
+
+
+def test_task_012_variants_move_the_ordered_received_and_billed_bolts() -> None:
+    task = TASKS["TASK-012"]
+    seen, split = set(), 0
+    for k in range(40):
+        world = ENV.create_state(k)
+        line = world["purchaseOrders"]["PO-203"]["lines"][0]
+        billed = world["vendorInvoices"]["VINV-104"]["lines"][0]
+        received = _posted_bolts(world)
+        assert line["quantityReceived"] == received < billed["quantity"] == line["quantityInvoiced"]
+        assert billed["quantity"] == line["quantityOrdered"]
+        (problem,) = world["threeWayMatches"]["MATCH-004"]["discrepancies"]
+        assert (problem["expected"], problem["actual"]) == (received, billed["quantity"])
+        assert f"only {received} boxes were ever shipped" in ENV.render_instruction(task, world)
+        assert world["approvals"]["APR-018"]["amount"] == world["vendorInvoices"]["VINV-104"]["totalAmount"]
+        split += len(world["vendorInvoices"]["VINV-104"]["goodsReceiptIds"]) == 2
+        seen.add((received, billed["quantity"]))
+    assert len(seen) > 30 and 0 < split < 40
+
+
+def test_task_011_and_012_preconditions_catch_a_broken_world() -> None:
+    world = ENV.create_state(5)
+    assert ENV.task_preconditions(TASKS["TASK-011"], world) == []
+    rival = world["quotations"]["QUO-004"]
+    rival.update(status="received", validUntil="2026-04-30T00:00:00.000Z")
+    rival["totalAmount"] = {"amount": 1.0, "currency": "USD"}
+    assert "QUO-006 is not strictly the cheapest valid quotation on RFQ-002." in ENV.task_preconditions(
+        TASKS["TASK-011"], world
+    )
+    world["quotations"]["QUO-005"].update(status="under_review", validUntil="2026-04-30T00:00:00.000Z")
+    assert "QUO-005 is not a lapsed quotation on RFQ-002." in ENV.task_preconditions(TASKS["TASK-011"], world)
+
+    world = ENV.create_state(5)
+    assert ENV.task_preconditions(TASKS["TASK-012"], world) == []
+    world["vendorInvoices"]["VINV-104"]["lines"][0]["quantity"] = _posted_bolts(world)
+    problems = ENV.task_preconditions(TASKS["TASK-012"], world)
+    assert "VINV-104 does not bill more bolts than were received." in problems
+    assert "PO-203-L1's invoiced quantity is not VINV-104's bolt quantity." in problems
+
+
+@pytest.mark.parametrize(
+    ("task_id", "roles"), [("TASK-011", ("USR-002", "USR-003")), ("TASK-012", ("USR-006", "USR-007"))]
+)
+def test_a_blind_replay_fails_even_where_the_canonical_actors_still_act(
+    task_id: str, roles: tuple[str, ...]
+) -> None:
+    """Not only a handed-over role defeats the replay: TASK-012's moved figures always do, and
+    TASK-011's distractor draft orders move the id of the order the replay goes on to approve."""
+    stand_in = submodule(ENV, "instructions").stand_in
+    task = TASKS[task_id]
+    _, actions = play(task, ENV.create_state())
+    same_actors = [
+        k for k in served(task, 150) if all(stand_in(ENV.create_state(k), user) == user for user in roles)
+    ]
+    failures = sum(play(task, ENV.create_state(k), actions)[0] < 1.0 for k in same_actors)
+    assert len(same_actors) >= 10
+    assert failures >= (len(same_actors) if task_id == "TASK-012" else len(same_actors) // 4), failures

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import define_tool
 
 from ..state import State, is_overdue, next_id, outstanding_amount, subtract_money, sum_money
 from .helpers import (
@@ -27,12 +26,21 @@ from .helpers import (
     schema,
     string_prop,
 )
+from .steps import (
+    blank_address,
+    change_contact,
+    change_if_new,
+    master_code,
+    read_contact,
+    refuse_taken_name,
+    save_changes,
+    set_master_status,
+)
 
 Args = dict[str, Any]
 
 _ACTOR = "Id of the user making the change (for example USR-001); must be an active user."
 _CUSTOMER_ID = "The customer's id, for example CUS-001."
-_NOT_CODE = re.compile(r"[^A-Z0-9]")
 
 
 def _list_customers(state: State, args: Args) -> Any:
@@ -105,20 +113,16 @@ get_customer = define_tool(
 def _create_customer(state: State, args: Args) -> Any:
     user = actor(state, args)
     name = read_string(args, "name")
-    for c in state["customers"].values():
-        if c["name"].lower() == name.lower():
-            raise ToolError(
-                "conflict", f'A customer named "{name}" already exists as {c["id"]}.', {"customerId": c["id"]}
-            )
+    refuse_taken_name(state, "customers", "customer", name)
     customer_id = next_id(state, "CUS")
     company = state["company"]
     currency = company["baseCurrency"]
     segment = read_optional_string(args, "segment")
     limit = args.get("creditLimit")
-    address = {"line1": "", "city": "", "region": "", "postalCode": "", "country": company["address"]["country"]}
+    address = blank_address(company)
     customer = {
         "id": customer_id,
-        "code": _NOT_CODE.sub("", name.upper())[:12],
+        "code": master_code(name, 12),
         "name": name,
         "status": "active",
         "segment": "general" if segment is None else segment,
@@ -128,11 +132,7 @@ def _create_customer(state: State, args: Args) -> Any:
         },
         "paymentTerms": read_enum(args, "paymentTerms", PAYMENT_TERMS),
         "currency": currency,
-        "contact": {
-            "name": read_optional_string(args, "contactName") or "",
-            "email": read_string(args, "contactEmail"),
-            "phone": "",
-        },
+        "contact": read_contact(args, with_phone=False),
         "billingAddress": address,
         "shippingAddress": dict(address),
         "createdAt": state["now"],
@@ -169,23 +169,13 @@ def _update_customer(state: State, args: Args) -> Any:
     user = actor(state, args)
     customer = require_customer(state, read_string(args, "customerId"))
     changes: list[dict[str, Any]] = []
-    terms = read_optional_enum(args, "paymentTerms", PAYMENT_TERMS)
-    if terms is not None and terms != customer["paymentTerms"]:
-        changes.append({"field": "paymentTerms", "from": customer["paymentTerms"], "to": terms})
-        customer["paymentTerms"] = terms
+    change_if_new(changes, customer, "paymentTerms", read_optional_enum(args, "paymentTerms", PAYMENT_TERMS))
     limit = args.get("creditLimit")
     if isinstance(limit, (int, float)) and not isinstance(limit, bool):
         changes.append({"field": "creditLimit", "from": customer["creditLimit"]["amount"], "to": limit})
         customer["creditLimit"] = {"amount": limit, "currency": customer["currency"]}
-    for field, key in (("contactName", "name"), ("contactEmail", "email")):
-        value = read_optional_string(args, field)
-        if value is not None:
-            changes.append({"field": f"contact.{key}", "from": customer["contact"][key], "to": value})
-            customer["contact"][key] = value
-    if not changes:
-        raise ToolError("invalid_input", "No customer fields were supplied to update.")
-    audit(state, user["id"], "customer.updated", "customer", customer["id"], f"Updated {customer['name']}", changes)
-    return customer
+    change_contact(args, customer, changes, (("contactName", "name"), ("contactEmail", "email")))
+    return save_changes(state, user, customer, "customer", changes)
 
 
 update_customer = define_tool(
@@ -212,16 +202,9 @@ update_customer = define_tool(
 def _activate_customer(state: State, args: Args) -> Any:
     user = actor(state, args)
     customer = require_customer(state, read_string(args, "customerId"))
-    if customer["status"] == "active":
-        raise ToolError("invalid_state", f"Customer {customer['id']} is already active.")
-    previous = customer["status"]
-    customer["status"] = "active"
-    customer["statusReason"] = None
-    audit(
-        state, user["id"], "customer.activated", "customer", customer["id"], f"Activated {customer['name']}",
-        [{"field": "status", "from": previous, "to": "active"}],
+    return set_master_status(
+        state, user, customer, "customer", "active", None, "customer.activated", f"Activated {customer['name']}"
     )
-    return customer
 
 
 activate_customer = define_tool(
@@ -242,16 +225,9 @@ def _block_customer(state: State, args: Args) -> Any:
     customer = require_customer(state, read_string(args, "customerId"))
     status = read_enum(args, "status", _HOLDS)
     reason = read_string(args, "reason")
-    if customer["status"] == status:
-        raise ToolError("invalid_state", f"Customer {customer['id']} is already {status}.")
-    previous = customer["status"]
-    customer["status"] = status
-    customer["statusReason"] = reason
-    audit(
-        state, user["id"], f"customer.{status}", "customer", customer["id"], f"{customer['name']}: {reason}",
-        [{"field": "status", "from": previous, "to": status}],
+    return set_master_status(
+        state, user, customer, "customer", status, reason, f"customer.{status}", f"{customer['name']}: {reason}"
     )
-    return customer
 
 
 block_customer = define_tool(

@@ -14,8 +14,6 @@ from .helpers import (
     audit,
     boolean_prop,
     budget_headroom,
-    create_approval,
-    decide_approval,
     enum_prop,
     flag,
     fmt,
@@ -27,12 +25,16 @@ from .helpers import (
     read_number,
     read_optional_string,
     read_string,
-    require_approval,
     require_budget,
     require_expense,
     require_user,
     schema,
     string_prop,
+)
+from .steps import (
+    decide_linked_approval,
+    reject_document,
+    submit_for_approval,
 )
 
 Args = dict[str, Any]
@@ -162,18 +164,8 @@ def _submit_expense(state: State, args: Args) -> Any:
         raise ToolError(
             "invalid_state", f"Expense {expense['id']} has no receipt attached and cannot be submitted."
         )
-    approval = create_approval(state, "expense", expense["id"], user["id"], approver["id"], expense["amount"])
-    expense["status"] = "submitted"
-    expense["submittedAt"] = state["now"]
-    expense["approvalId"] = approval["id"]
-    audit(
-        state,
-        user["id"],
-        "expense.submitted",
-        "expense",
-        expense["id"],
-        f"Submitted {expense['id']} to {approver['name']}",
-        [],
+    approval = submit_for_approval(
+        state, user, expense, "expense", approver, expense["amount"], status="submitted", stamp=("submittedAt",)
     )
     return {"expense": expense, "approval": approval}
 
@@ -208,14 +200,7 @@ def _approve_expense(state: State, args: Args) -> Any:
                 {"available": headroom["amount"], "requested": amount["amount"]},
             )
         budget["spentAmount"] = money(budget["spentAmount"]["amount"] + amount["amount"])
-    if expense["approvalId"]:
-        decide_approval(
-            state,
-            require_approval(state, expense["approvalId"]),
-            "approved",
-            approver["id"],
-            read_optional_string(args, "note"),
-        )
+    decide_linked_approval(state, expense, "approved", approver["id"], lambda: read_optional_string(args, "note"))
     expense["status"] = "approved"
     audit(
         state,
@@ -252,20 +237,7 @@ def _reject_expense(state: State, args: Args) -> Any:
     expense = require_expense(state, read_string(args, "expenseId"))
     reason = read_string(args, "reason")
     assert_status(expense["status"], ["submitted"], f"Expense {expense['id']}")
-    if expense["approvalId"]:
-        decide_approval(
-            state, require_approval(state, expense["approvalId"]), "rejected", approver["id"], reason
-        )
-    expense["status"] = "rejected"
-    audit(
-        state,
-        approver["id"],
-        "expense.rejected",
-        "expense",
-        expense["id"],
-        f"Rejected {expense['id']}: {reason}",
-        [],
-    )
+    reject_document(state, approver, expense, "expense", reason)
     return expense
 
 

@@ -234,26 +234,25 @@ def string_prop(description: str) -> dict[str, Any]:
     return {"type": "string", "description": description}
 
 
+def _bounded(kind: str, description: str, minimum: float | None, maximum: float | None) -> dict[str, Any]:
+    prop: dict[str, Any] = {"type": kind, "description": description}
+    if minimum is not None:
+        prop["minimum"] = minimum
+    if maximum is not None:
+        prop["maximum"] = maximum
+    return prop
+
+
 def number_prop(
     description: str, minimum: float | None = None, maximum: float | None = None
 ) -> dict[str, Any]:
     """``{"type": "number", "description"}`` then ``minimum`` / ``maximum`` when given."""
-    prop: dict[str, Any] = {"type": "number", "description": description}
-    if minimum is not None:
-        prop["minimum"] = minimum
-    if maximum is not None:
-        prop["maximum"] = maximum
-    return prop
+    return _bounded("number", description, minimum, maximum)
 
 
 def integer_prop(description: str, minimum: int | None = None, maximum: int | None = None) -> dict[str, Any]:
     """``{"type": "integer", "description"}`` then ``minimum`` / ``maximum`` when given."""
-    prop: dict[str, Any] = {"type": "integer", "description": description}
-    if minimum is not None:
-        prop["minimum"] = minimum
-    if maximum is not None:
-        prop["maximum"] = maximum
-    return prop
+    return _bounded("integer", description, minimum, maximum)
 
 
 def boolean_prop(description: str) -> dict[str, Any]:
@@ -731,11 +730,15 @@ def decide_approval(state: State, approval: Record, decision: str, user_id: str,
     return approval
 
 
-def cancel_pending_approval(state: State, approval_id: str | None) -> None:
-    """A pending linked approval becomes ``cancelled`` (decidedAt now, decider null); others stay."""
-    if approval_id is None:
+def cancel_pending_approval(state: State, approval_id: str | None, strict: bool = False) -> None:
+    """A pending linked approval becomes ``cancelled`` (decidedAt now, decider null); others stay.
+
+    No id (None or "") does nothing. A dangling id is passed over, or with ``strict`` raises
+    not_found (the cancel tools look their approval up that way).
+    """
+    if not approval_id:
         return
-    approval = state["approvals"].get(approval_id)
+    approval = require_approval(state, approval_id) if strict else state["approvals"].get(approval_id)
     if approval is not None and approval["status"] == "pending":
         approval["status"] = "cancelled"
         approval["decidedAt"] = state["now"]
@@ -929,17 +932,9 @@ def document_totals(lines: list[Record], taxed: bool = True) -> dict[str, Record
 # Audit (§6.7)
 
 
-def audit(
-    state: State,
-    actor_user_id: str,
-    action: str,
-    entity_type: str,
-    entity_id: str,
-    summary: str,
-    changes: list[Record] | None = None,
-) -> Record:
-    """Append the tool's one audit entry (``AUD-NNNN``, at ``now``); write it last."""
-    return record_audit(state, actor_user_id, action, entity_type, entity_id, summary, changes)
+#: Append the tool's one audit entry (``AUD-NNNN``, at ``now``) and return it; write it last.
+#: ``audit(state, actor_user_id, action, entity_type, entity_id, summary, changes=None)``.
+audit = record_audit
 
 
 # ---------------------------------------------------------------------------------------------
@@ -976,55 +971,37 @@ def inventory_summary(state: State, record: Record) -> Record:
     }
 
 
-def purchase_order_summary(o: Record) -> Record:
+def _with_line_count(o: Record, keys: tuple[str, ...]) -> Record:
+    return {**{k: o[k] for k in keys}, "lineCount": len(o["lines"])}
+
+
+def _with_balance(inv: Record, keys: tuple[str, ...]) -> Record:
+    """``keys`` of the invoice, then its total, amount paid, outstanding amount and due date."""
     return {
-        "id": o["id"],
-        "vendorId": o["vendorId"],
-        "status": o["status"],
-        "warehouseId": o["warehouseId"],
-        "totalAmount": o["totalAmount"],
-        "expectedDeliveryDate": o["expectedDeliveryDate"],
-        "lineCount": len(o["lines"]),
+        **{k: inv[k] for k in keys},
+        "totalAmount": inv["totalAmount"],
+        "amountPaid": inv["amountPaid"],
+        "outstanding": outstanding_amount(inv),
+        "dueDate": inv["dueDate"],
     }
+
+
+def purchase_order_summary(o: Record) -> Record:
+    return _with_line_count(o, ("id", "vendorId", "status", "warehouseId", "totalAmount", "expectedDeliveryDate"))
 
 
 def vendor_invoice_summary(inv: Record) -> Record:
-    return {
-        "id": inv["id"],
-        "vendorId": inv["vendorId"],
-        "vendorInvoiceNumber": inv["vendorInvoiceNumber"],
-        "status": inv["status"],
-        "purchaseOrderId": inv["purchaseOrderId"],
-        "totalAmount": inv["totalAmount"],
-        "amountPaid": inv["amountPaid"],
-        "outstanding": outstanding_amount(inv),
-        "dueDate": inv["dueDate"],
-    }
+    return _with_balance(inv, ("id", "vendorId", "vendorInvoiceNumber", "status", "purchaseOrderId"))
 
 
 def customer_invoice_summary(inv: Record) -> Record:
-    return {
-        "id": inv["id"],
-        "customerId": inv["customerId"],
-        "status": inv["status"],
-        "salesOrderId": inv["salesOrderId"],
-        "totalAmount": inv["totalAmount"],
-        "amountPaid": inv["amountPaid"],
-        "outstanding": outstanding_amount(inv),
-        "dueDate": inv["dueDate"],
-    }
+    return _with_balance(inv, ("id", "customerId", "status", "salesOrderId"))
 
 
 def sales_order_summary(o: Record) -> Record:
-    return {
-        "id": o["id"],
-        "customerId": o["customerId"],
-        "status": o["status"],
-        "totalAmount": o["totalAmount"],
-        "orderDate": o["orderDate"],
-        "requestedDeliveryDate": o["requestedDeliveryDate"],
-        "lineCount": len(o["lines"]),
-    }
+    return _with_line_count(
+        o, ("id", "customerId", "status", "totalAmount", "orderDate", "requestedDeliveryDate")
+    )
 
 
 def requisition_summary(r: Record) -> Record:

@@ -18,8 +18,7 @@ from .helpers import (
     assert_within_approval_limit,
     audit,
     boolean_prop,
-    create_approval,
-    decide_approval,
+    cancel_pending_approval,
     enum_prop,
     flag_default_true,
     fmt,
@@ -36,7 +35,6 @@ from .helpers import (
     read_optional_enum,
     read_optional_string,
     read_string,
-    require_approval,
     require_customer,
     require_customer_invoice,
     require_payment,
@@ -45,6 +43,10 @@ from .helpers import (
     require_vendor_invoice,
     schema,
     string_prop,
+)
+from .steps import (
+    decide_linked_approval,
+    submit_for_approval,
 )
 
 Args = dict[str, Any]
@@ -66,6 +68,68 @@ def _invoice_of(state: State, payment: dict[str, Any], invoice_id: str) -> dict[
     if payment["direction"] == "inbound":
         return require_customer_invoice(state, invoice_id)
     return require_vendor_invoice(state, invoice_id)
+
+
+def _allocation(spec: dict[str, Any], invoice: dict[str, Any], refusal: str) -> dict[str, Any]:
+    """``{"invoiceId", "amount"}`` for one allocation spec against an invoice that may be paid: the
+    requested amount (default: all that is outstanding) must be positive room on the invoice.
+
+    ``refusal`` words the over-payment message, with ``{amount}`` and ``{invoice}`` slots.
+
+    Raises:
+        ToolError: invalid_state when nothing is outstanding; invalid_input when the amount is
+            above the outstanding balance.
+    """
+    iid = invoice["id"]
+    outstanding = outstanding_amount(invoice)
+    if outstanding["amount"] <= 0:
+        raise ToolError("invalid_state", f"Invoice {iid} has nothing outstanding.")
+    requested = _requested(spec, outstanding)
+    if requested > outstanding["amount"]:
+        raise ToolError(
+            "invalid_input",
+            refusal.format(amount=fmt(requested), invoice=iid) + f": only {fmt(outstanding['amount'])} outstanding.",
+            {"outstanding": outstanding},
+        )
+    return {"invoiceId": iid, "amount": money(requested)}
+
+
+def _new_payment(
+    state: State,
+    pay_id: str,
+    user: dict[str, Any],
+    *,
+    direction: str,
+    party: tuple[str | None, str | None],
+    allocations: list[dict[str, Any]],
+    amount: dict[str, Any],
+    method: str,
+    status: str,
+    reference: str,
+    scheduled: str,
+    processed: str | None,
+) -> dict[str, Any]:
+    """A payment record in the §2 key order (not stored); ``party`` is ``(vendorId, customerId)``."""
+    vendor_id, customer_id = party
+    return {
+        "id": pay_id,
+        "number": pay_id,
+        "direction": direction,
+        "vendorId": vendor_id,
+        "customerId": customer_id,
+        "allocations": allocations,
+        "amount": amount,
+        "method": method,
+        "status": status,
+        "reference": reference,
+        "scheduledDate": scheduled,
+        "processedAt": processed,
+        "failureReason": None,
+        "createdByUserId": user["id"],
+        "approvalId": None,
+        "approvedByUserId": None,
+        "createdAt": state["now"],
+    }
 
 
 def _list_payments(state: State, args: Args) -> Any:
@@ -149,39 +213,15 @@ def _create_vendor_payment(state: State, args: Args) -> Any:
                 f'Invoice {iid} is "{status}"; only approved invoices can be paid. Use explain_invoice_block for details.',
                 {"status": status},
             )
-        outstanding = outstanding_amount(invoice)
-        if outstanding["amount"] <= 0:
-            raise ToolError("invalid_state", f"Invoice {iid} has nothing outstanding.")
-        requested = _requested(spec, outstanding)
-        if requested > outstanding["amount"]:
-            raise ToolError(
-                "invalid_input",
-                f"Cannot pay {fmt(requested)} against {iid}: only {fmt(outstanding['amount'])} outstanding.",
-                {"outstanding": outstanding},
-            )
-        allocations.append({"invoiceId": iid, "amount": money(requested)})
+        allocations.append(_allocation(spec, invoice, "Cannot pay {amount} against {invoice}"))
     amount = sum_money([a["amount"] for a in allocations])
     pay_id = next_id(state, "PAY")
     method = read_optional_enum(args, "method", PAYMENT_METHOD) or "bank_transfer"
-    record = {
-        "id": pay_id,
-        "number": pay_id,
-        "direction": "outbound",
-        "vendorId": vendor["id"],
-        "customerId": None,
-        "allocations": allocations,
-        "amount": amount,
-        "method": method,
-        "status": "draft",
-        "reference": f"{method.upper()}-{pay_id}",
-        "scheduledDate": read_optional_string(args, "scheduledDate") or state["now"],
-        "processedAt": None,
-        "failureReason": None,
-        "createdByUserId": user["id"],
-        "approvalId": None,
-        "approvedByUserId": None,
-        "createdAt": state["now"],
-    }
+    record = _new_payment(
+        state, pay_id, user, direction="outbound", party=(vendor["id"], None), allocations=allocations,
+        amount=amount, method=method, status="draft", reference=f"{method.upper()}-{pay_id}",
+        scheduled=read_optional_string(args, "scheduledDate") or state["now"], processed=None,
+    )
     state["payments"][pay_id] = record
     audit(
         state,
@@ -230,18 +270,7 @@ def _submit_payment_for_approval(state: State, args: Args) -> Any:
     payment = require_payment(state, read_string(args, "paymentId"))
     approver = require_user(state, read_string(args, "approverUserId"))
     assert_status(payment["status"], ["draft"], f"Payment {payment['id']}")
-    approval = create_approval(state, "payment", payment["id"], user["id"], approver["id"], payment["amount"])
-    payment["status"] = "pending_approval"
-    payment["approvalId"] = approval["id"]
-    audit(
-        state,
-        user["id"],
-        "payment.submitted",
-        "payment",
-        payment["id"],
-        f"Submitted {payment['id']} to {approver['name']}",
-        [],
-    )
+    approval = submit_for_approval(state, user, payment, "payment", approver, payment["amount"])
     return {"payment": payment, "approval": approval}
 
 
@@ -265,14 +294,7 @@ def _approve_payment(state: State, args: Args) -> Any:
     payment = require_payment(state, read_string(args, "paymentId"))
     assert_status(payment["status"], ["pending_approval", "draft"], f"Payment {payment['id']}")
     assert_within_approval_limit(approver, payment["amount"], payment["id"])
-    if payment["approvalId"]:
-        decide_approval(
-            state,
-            require_approval(state, payment["approvalId"]),
-            "approved",
-            approver["id"],
-            read_optional_string(args, "note"),
-        )
+    decide_linked_approval(state, payment, "approved", approver["id"], lambda: read_optional_string(args, "note"))
     payment["status"] = "approved"
     payment["approvedByUserId"] = approver["id"]
     audit(
@@ -394,25 +416,12 @@ def _retry_failed_payment(state: State, args: Args) -> Any:
         raise ToolError("invalid_state", f"Nothing remains outstanding on {original['id']}'s invoices.")
     retry_id = next_id(state, "PAY")
     method = read_optional_enum(args, "method", PAYMENT_METHOD) or original["method"]
-    record = {
-        "id": retry_id,
-        "number": retry_id,
-        "direction": original["direction"],
-        "vendorId": original["vendorId"],
-        "customerId": original["customerId"],
-        "allocations": still_owed,
-        "amount": sum_money([a["amount"] for a in still_owed]),
-        "method": method,
-        "status": "draft",
-        "reference": f"{method.upper()}-{retry_id}",
-        "scheduledDate": read_optional_string(args, "scheduledDate") or state["now"],
-        "processedAt": None,
-        "failureReason": None,
-        "createdByUserId": user["id"],
-        "approvalId": None,
-        "approvedByUserId": None,
-        "createdAt": state["now"],
-    }
+    record = _new_payment(
+        state, retry_id, user, direction=original["direction"], party=(original["vendorId"], original["customerId"]),
+        allocations=still_owed, amount=sum_money([a["amount"] for a in still_owed]), method=method,
+        status="draft", reference=f"{method.upper()}-{retry_id}",
+        scheduled=read_optional_string(args, "scheduledDate") or state["now"], processed=None,
+    )
     state["payments"][retry_id] = record
     audit(
         state,
@@ -451,11 +460,7 @@ def _cancel_payment(state: State, args: Args) -> Any:
     payment = require_payment(state, read_string(args, "paymentId"))
     reason = read_string(args, "reason")
     assert_status(payment["status"], ["draft", "pending_approval", "approved"], f"Payment {payment['id']}")
-    if payment["approvalId"]:
-        approval = require_approval(state, payment["approvalId"])
-        if approval["status"] == "pending":
-            approval["status"] = "cancelled"
-            approval["decidedAt"] = state["now"]
+    cancel_pending_approval(state, payment["approvalId"], strict=True)
     payment["status"] = "cancelled"
     audit(
         state,
@@ -498,40 +503,16 @@ def _record_customer_payment(state: State, args: Args) -> Any:
             )
         if status in ("cancelled", "draft"):
             raise ToolError("invalid_state", f'Invoice {iid} is "{status}" and cannot take a payment.')
-        outstanding = outstanding_amount(invoice)
-        if outstanding["amount"] <= 0:
-            raise ToolError("invalid_state", f"Invoice {iid} has nothing outstanding.")
-        requested = _requested(spec, outstanding)
-        if requested > outstanding["amount"]:
-            raise ToolError(
-                "invalid_input",
-                f"Cannot apply {fmt(requested)} to {iid}: only {fmt(outstanding['amount'])} outstanding.",
-                {"outstanding": outstanding},
-            )
-        allocations.append({"invoiceId": iid, "amount": money(requested)})
+        allocations.append(_allocation(spec, invoice, "Cannot apply {amount} to {invoice}"))
     amount = sum_money([a["amount"] for a in allocations])
     pay_id = next_id(state, "PAY")
-    record = {
-        "id": pay_id,
-        "number": pay_id,
-        "direction": "inbound",
-        "vendorId": None,
-        "customerId": customer["id"],
-        "allocations": allocations,
-        "amount": amount,
-        "method": read_optional_enum(args, "method", PAYMENT_METHOD) or "bank_transfer",
-        "status": "completed",
-        "reference": read_optional_string(args, "reference") or "",
-        "scheduledDate": state["now"],
-        "processedAt": state["now"],
-        "failureReason": None,
-        "createdByUserId": user["id"],
-        "approvalId": None,
-        "approvedByUserId": None,
-        "createdAt": state["now"],
-    }
-    if record["reference"] == "":
-        record["reference"] = f"RCPT-{pay_id}"
+    method = read_optional_enum(args, "method", PAYMENT_METHOD) or "bank_transfer"
+    reference = read_optional_string(args, "reference") or ""
+    record = _new_payment(
+        state, pay_id, user, direction="inbound", party=(None, customer["id"]), allocations=allocations,
+        amount=amount, method=method, status="completed", reference=reference or f"RCPT-{pay_id}",
+        scheduled=state["now"], processed=state["now"],
+    )
     state["payments"][pay_id] = record
     for allocation in allocations:
         apply_payment_to_invoice(

@@ -13,12 +13,9 @@ from .helpers import (
     actor,
     array_prop,
     assert_status,
-    assert_within_approval_limit,
     audit,
     budget_headroom,
-    commit_to_budget,
-    create_approval,
-    decide_approval,
+    cancel_pending_approval,
     document_totals,
     enum_prop,
     fmt,
@@ -39,7 +36,6 @@ from .helpers import (
     read_string,
     refresh_inbound_quantities,
     release_commitment,
-    require_approval,
     require_budget,
     require_product,
     require_purchase_order,
@@ -50,6 +46,12 @@ from .helpers import (
     require_warehouse,
     schema,
     string_prop,
+)
+from .steps import (
+    approve_within_limit,
+    decide_linked_approval,
+    reject_document,
+    submit_for_approval,
 )
 
 Args = dict[str, Any]
@@ -357,10 +359,7 @@ def _submit_purchase_order_for_approval(state: State, args: Args) -> Any:
     assert_status(order["status"], ["draft"], f"Purchase order {oid}")
     if not order["lines"]:
         raise ToolError("invalid_state", f"Purchase order {oid} has no lines.")
-    approval = create_approval(state, "purchase_order", oid, user["id"], approver["id"], order["totalAmount"])
-    order["status"] = "pending_approval"
-    order["approvalId"] = approval["id"]
-    audit(state, user["id"], "purchase_order.submitted", "purchase_order", oid, f"Submitted {oid} to {approver['name']}")
+    approval = submit_for_approval(state, user, order, "purchase_order", approver, order["totalAmount"])
     return {"purchaseOrder": order, "approval": approval}
 
 
@@ -388,12 +387,8 @@ def _approve_purchase_order(state: State, args: Args) -> Any:
     oid = order["id"]
     assert_status(order["status"], ["pending_approval"], f"Purchase order {oid}")
     total = order["totalAmount"]
-    assert_within_approval_limit(approver, total, oid)
-    if order["budgetId"]:
-        commit_to_budget(require_budget(state, order["budgetId"]), total)
-    if order["approvalId"]:
-        approval = require_approval(state, order["approvalId"])
-        decide_approval(state, approval, "approved", approver["id"], read_optional_string(args, "note"))
+    approve_within_limit(state, approver, order, total, oid)
+    decide_linked_approval(state, order, "approved", approver["id"], lambda: read_optional_string(args, "note"))
     order["status"] = "approved"
     order["approvedAt"] = state["now"]
     order["approvedByUserId"] = approver["id"]
@@ -427,12 +422,8 @@ def _reject_purchase_order(state: State, args: Args) -> Any:
     approver = actor(state, args, "approverUserId")
     order = require_purchase_order(state, read_string(args, "purchaseOrderId"))
     reason = read_string(args, "reason")
-    oid = order["id"]
-    assert_status(order["status"], ["pending_approval"], f"Purchase order {oid}")
-    if order["approvalId"]:
-        decide_approval(state, require_approval(state, order["approvalId"]), "rejected", approver["id"], reason)
-    order["status"] = "rejected"
-    audit(state, approver["id"], "purchase_order.rejected", "purchase_order", oid, f"Rejected {oid}: {reason}")
+    assert_status(order["status"], ["pending_approval"], f"Purchase order {order['id']}")
+    reject_document(state, approver, order, "purchase_order", reason)
     return order
 
 
@@ -499,11 +490,7 @@ def _cancel_purchase_order(state: State, args: Args) -> Any:
         )
     if order["budgetId"] and order["status"] in ("approved", "sent"):
         release_commitment(require_budget(state, order["budgetId"]), order["totalAmount"])
-    if order["approvalId"]:
-        approval = require_approval(state, order["approvalId"])
-        if approval["status"] == "pending":
-            approval["status"] = "cancelled"
-            approval["decidedAt"] = state["now"]
+    cancel_pending_approval(state, order["approvalId"], strict=True)
     order["status"] = "cancelled"
     order["cancelledAt"] = state["now"]
     order["cancelReason"] = reason

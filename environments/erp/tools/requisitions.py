@@ -13,12 +13,9 @@ from .helpers import (
     actor,
     array_prop,
     assert_status,
-    assert_within_approval_limit,
     audit,
     budget_headroom,
-    commit_to_budget,
-    create_approval,
-    decide_approval,
+    cancel_pending_approval,
     enum_prop,
     fmt,
     integer_prop,
@@ -35,7 +32,7 @@ from .helpers import (
     read_optional_string,
     read_string,
     read_string_array,
-    require_approval,
+    release_commitment,
     require_budget,
     require_department,
     require_product,
@@ -45,6 +42,12 @@ from .helpers import (
     requisition_summary,
     schema,
     string_prop,
+)
+from .steps import (
+    approve_within_limit,
+    decide_linked_approval,
+    reject_document,
+    submit_for_approval,
 )
 
 Args = dict[str, Any]
@@ -284,11 +287,9 @@ def _submit_requisition(state: State, args: Args) -> Any:
     assert_status(requisition["status"], ["draft"], f"Requisition {rid}")
     if not requisition["lines"]:
         raise ToolError("invalid_state", f"Requisition {rid} has no lines.")
-    approval = create_approval(state, "requisition", rid, user["id"], approver["id"], requisition["estimatedTotal"])
-    requisition["status"] = "pending_approval"
-    requisition["submittedAt"] = state["now"]
-    requisition["approvalId"] = approval["id"]
-    audit(state, user["id"], "requisition.submitted", "requisition", rid, f"Submitted {rid} to {approver['name']}")
+    approval = submit_for_approval(
+        state, user, requisition, "requisition", approver, requisition["estimatedTotal"], stamp=("submittedAt",)
+    )
     return {"requisition": requisition, "approval": approval}
 
 
@@ -359,10 +360,8 @@ def _approve_requisition(state: State, args: Args) -> Any:
     if not requisition["approvalId"]:
         raise ToolError("invalid_state", f"Requisition {rid} has no approval record; submit it first.")
     estimate = requisition["estimatedTotal"]
-    assert_within_approval_limit(approver, estimate, f"requisition {rid}")
-    if requisition["budgetId"]:
-        commit_to_budget(require_budget(state, requisition["budgetId"]), estimate)
-    approval = decide_approval(state, require_approval(state, requisition["approvalId"]), "approved", approver["id"], note)
+    approve_within_limit(state, approver, requisition, estimate, f"requisition {rid}")
+    approval = decide_linked_approval(state, requisition, "approved", approver["id"], lambda: note)
     requisition["status"] = "approved"
     requisition["decidedAt"] = state["now"]
     audit(
@@ -399,12 +398,7 @@ def _reject_requisition(state: State, args: Args) -> Any:
     assert_status(requisition["status"], _DECIDABLE, f"Requisition {rid}")
     if not requisition["approvalId"]:
         raise ToolError("invalid_state", f"Requisition {rid} has no approval record.")
-    approval = decide_approval(
-        state, require_approval(state, requisition["approvalId"]), "rejected", approver["id"], reason
-    )
-    requisition["status"] = "rejected"
-    requisition["decidedAt"] = state["now"]
-    audit(state, approver["id"], "requisition.rejected", "requisition", rid, f"Rejected {rid}: {reason}")
+    approval = reject_document(state, approver, requisition, "requisition", reason, stamp=("decidedAt",))
     return {"requisition": requisition, "approval": approval}
 
 
@@ -433,15 +427,8 @@ def _cancel_requisition(state: State, args: Args) -> Any:
     rid = requisition["id"]
     assert_status(requisition["status"], ["draft", "submitted", "pending_approval", "approved"], f"Requisition {rid}")
     if requisition["status"] == "approved" and requisition["budgetId"]:
-        budget = require_budget(state, requisition["budgetId"])
-        budget["committedAmount"] = money(
-            max(0, budget["committedAmount"]["amount"] - requisition["estimatedTotal"]["amount"])
-        )
-    if requisition["approvalId"]:
-        approval = require_approval(state, requisition["approvalId"])
-        if approval["status"] == "pending":
-            approval["status"] = "cancelled"
-            approval["decidedAt"] = state["now"]
+        release_commitment(require_budget(state, requisition["budgetId"]), requisition["estimatedTotal"])
+    cancel_pending_approval(state, requisition["approvalId"], strict=True)
     requisition["status"] = "cancelled"
     requisition["decidedAt"] = state["now"]
     audit(state, user["id"], "requisition.cancelled", "requisition", rid, f"Cancelled {rid}: {reason}")

@@ -26,7 +26,6 @@ from .helpers import (
     assert_within_approval_limit,
     audit,
     boolean_prop,
-    create_approval,
     decide_approval,
     document_totals,
     enum_prop,
@@ -58,6 +57,10 @@ from .helpers import (
     schema,
     string_prop,
     vendor_invoice_summary,
+)
+from .steps import (
+    decide_linked_approval,
+    submit_for_approval,
 )
 
 Args = dict[str, Any]
@@ -578,20 +581,7 @@ def _submit_vendor_invoice_for_approval(state: State, args: Args) -> Any:
             f"Invoice {invoice['id']} cannot be submitted: match {match['id']} failed with {n} discrepancy(ies).",
             {"discrepancies": match["discrepancies"]},
         )
-    approval = create_approval(
-        state, "vendor_invoice", invoice["id"], user["id"], approver["id"], invoice["totalAmount"]
-    )
-    invoice["status"] = "pending_approval"
-    invoice["approvalId"] = approval["id"]
-    audit(
-        state,
-        user["id"],
-        "vendor_invoice.submitted",
-        "vendor_invoice",
-        invoice["id"],
-        f"Submitted {invoice['id']} to {approver['name']}",
-        [],
-    )
+    approval = submit_for_approval(state, user, invoice, "vendor_invoice", approver, invoice["totalAmount"])
     return {"invoice": invoice, "approval": approval}
 
 
@@ -628,14 +618,7 @@ def _approve_vendor_invoice(state: State, args: Args) -> Any:
             "invalid_state", text, {"discrepancies": match["discrepancies"] if match is not None else []}
         )
     assert_within_approval_limit(approver, invoice["totalAmount"], invoice["id"])
-    if invoice["approvalId"]:
-        decide_approval(
-            state,
-            require_approval(state, invoice["approvalId"]),
-            "approved",
-            approver["id"],
-            read_optional_string(args, "note"),
-        )
+    decide_linked_approval(state, invoice, "approved", approver["id"], lambda: read_optional_string(args, "note"))
     invoice["status"] = "approved"
     invoice["approvedAt"] = state["now"]
     invoice["approvedByUserId"] = approver["id"]

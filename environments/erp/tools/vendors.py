@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import define_tool
 
 from ..state import State, next_id, outstanding_amount, sum_money
 from .helpers import (
@@ -31,12 +30,21 @@ from .helpers import (
     string_prop,
     vendor_summary,
 )
+from .steps import (
+    blank_address,
+    change_contact,
+    change_if_new,
+    master_code,
+    read_contact,
+    refuse_taken_name,
+    save_changes,
+    set_master_status,
+)
 
 Args = dict[str, Any]
 
 _ACTOR = "Id of the user making the change (for example USR-001); must be an active user."
 _VENDOR_ID = "The vendor's id, for example VEN-001."
-_NOT_CODE = re.compile(r"[^A-Z0-9]")
 
 
 def _list_vendors(state: State, args: Args) -> Any:
@@ -120,29 +128,21 @@ get_vendor = define_tool(
 def _create_vendor(state: State, args: Args) -> Any:
     user = actor(state, args)
     name = read_string(args, "name")
-    for v in state["vendors"].values():
-        if v["name"].lower() == name.lower():
-            raise ToolError(
-                "conflict", f'A vendor named "{name}" already exists as {v["id"]}.', {"vendorId": v["id"]}
-            )
+    refuse_taken_name(state, "vendors", "vendor", name)
     given = args.get("categories")
     categories = [str(c) for c in given] if isinstance(given, list) else []
     vendor_id = next_id(state, "VEN")
     company = state["company"]
     vendor = {
         "id": vendor_id,
-        "code": _NOT_CODE.sub("", name.upper())[:10],
+        "code": master_code(name, 10),
         "name": name,
         "status": "pending_approval",
         "categories": categories,
         "paymentTerms": read_enum(args, "paymentTerms", PAYMENT_TERMS),
         "currency": company["baseCurrency"],
-        "contact": {
-            "name": read_optional_string(args, "contactName") or "",
-            "email": read_string(args, "contactEmail"),
-            "phone": read_optional_string(args, "contactPhone") or "",
-        },
-        "address": {"line1": "", "city": "", "region": "", "postalCode": "", "country": company["address"]["country"]},
+        "contact": read_contact(args, with_phone=True),
+        "address": blank_address(company),
         "taxId": "",
         "rating": 0,
         "leadTimeDays": _or(read_optional_number(args, "leadTimeDays", minimum=0, integer=True), 14),
@@ -187,27 +187,12 @@ def _update_vendor(state: State, args: Args) -> Any:
     user = actor(state, args)
     vendor = require_vendor(state, read_string(args, "vendorId"))
     changes: list[dict[str, Any]] = []
-    terms = read_optional_enum(args, "paymentTerms", PAYMENT_TERMS)
-    if terms is not None and terms != vendor["paymentTerms"]:
-        changes.append({"field": "paymentTerms", "from": vendor["paymentTerms"], "to": terms})
-        vendor["paymentTerms"] = terms
-    lead = read_optional_number(args, "leadTimeDays", minimum=0, integer=True)
-    if lead is not None and lead != vendor["leadTimeDays"]:
-        changes.append({"field": "leadTimeDays", "from": vendor["leadTimeDays"], "to": lead})
-        vendor["leadTimeDays"] = lead
-    for field, key in (("contactName", "name"), ("contactEmail", "email"), ("contactPhone", "phone")):
-        value = read_optional_string(args, field)
-        if value is not None:
-            changes.append({"field": f"contact.{key}", "from": vendor["contact"][key], "to": value})
-            vendor["contact"][key] = value
+    change_if_new(changes, vendor, "paymentTerms", read_optional_enum(args, "paymentTerms", PAYMENT_TERMS))
+    change_if_new(changes, vendor, "leadTimeDays", read_optional_number(args, "leadTimeDays", minimum=0, integer=True))
+    change_contact(args, vendor, changes, (("contactName", "name"), ("contactEmail", "email"), ("contactPhone", "phone")))
     preferred = args.get("isPreferred")
-    if isinstance(preferred, bool) and preferred != vendor["isPreferred"]:
-        changes.append({"field": "isPreferred", "from": vendor["isPreferred"], "to": preferred})
-        vendor["isPreferred"] = preferred
-    if not changes:
-        raise ToolError("invalid_input", "No vendor fields were supplied to update.")
-    audit(state, user["id"], "vendor.updated", "vendor", vendor["id"], f"Updated {vendor['name']}", changes)
-    return vendor
+    change_if_new(changes, vendor, "isPreferred", preferred if isinstance(preferred, bool) else None)
+    return save_changes(state, user, vendor, "vendor", changes)
 
 
 update_vendor = define_tool(
@@ -236,16 +221,9 @@ update_vendor = define_tool(
 def _activate_vendor(state: State, args: Args) -> Any:
     user = actor(state, args)
     vendor = require_vendor(state, read_string(args, "vendorId"))
-    if vendor["status"] == "active":
-        raise ToolError("invalid_state", f"Vendor {vendor['id']} is already active.")
-    previous = vendor["status"]
-    vendor["status"] = "active"
-    vendor["statusReason"] = None
-    audit(
-        state, user["id"], "vendor.activated", "vendor", vendor["id"], f"Activated {vendor['name']}",
-        [{"field": "status", "from": previous, "to": "active"}],
+    return set_master_status(
+        state, user, vendor, "vendor", "active", None, "vendor.activated", f"Activated {vendor['name']}"
     )
-    return vendor
 
 
 activate_vendor = define_tool(
@@ -265,16 +243,9 @@ def _block_vendor(state: State, args: Args) -> Any:
     user = actor(state, args)
     vendor = require_vendor(state, read_string(args, "vendorId"))
     reason = read_string(args, "reason")
-    if vendor["status"] == "blocked":
-        raise ToolError("invalid_state", f"Vendor {vendor['id']} is already blocked.")
-    previous = vendor["status"]
-    vendor["status"] = "blocked"
-    vendor["statusReason"] = reason
-    audit(
-        state, user["id"], "vendor.blocked", "vendor", vendor["id"], f"Blocked {vendor['name']}: {reason}",
-        [{"field": "status", "from": previous, "to": "blocked"}],
+    return set_master_status(
+        state, user, vendor, "vendor", "blocked", reason, "vendor.blocked", f"Blocked {vendor['name']}: {reason}"
     )
-    return vendor
 
 
 block_vendor = define_tool(
