@@ -47,8 +47,11 @@ __all__ = [
     "get_tool",
     "kit_tool",
     "list_tool",
+    "pick",
+    "read_tool",
     "read_tools",
     "tool",
+    "write_tool",
     "write_tools",
 ]
 
@@ -78,6 +81,26 @@ def kit_tool(*, name: str, description: str, input_schema: Any, run: RunFn, acce
     if access not in (READ, WRITE):
         raise ValueError(f'access must be "read" or "write", not {access!r}')
     return KitTool(name=name, description=description, input_schema=input_schema, run=run, access=access)
+
+
+def read_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> KitTool:
+    """``define_tool`` for a tool that never changes the world (tagged ``"read"``)."""
+    return KitTool(name=name, description=description, input_schema=input_schema, run=run, access=READ)
+
+
+def write_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> KitTool:
+    """``define_tool`` for a tool that may change the world (tagged ``"write"``)."""
+    return KitTool(name=name, description=description, input_schema=input_schema, run=run, access=WRITE)
+
+
+def pick(record: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """A new dict of ``record``'s values under ``keys``, in the order of ``keys`` (a summary's
+    plain fields).
+
+    Raises:
+        KeyError: the record lacks one of the keys.
+    """
+    return {key: record[key] for key in keys}
 
 
 def access_of(tool: SiloTool) -> Access | None:

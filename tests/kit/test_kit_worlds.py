@@ -1,0 +1,111 @@
+"""``silo_gym.kit`` world plumbing: read/write tool constructors, ``pick``, ``StateMaker``,
+``binder`` and the read-only proof (``sample_inputs``, ``read_only_breaches``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from silo_gym import kit
+
+BOOKS = kit.Collection("books", "BK", "Book")
+
+
+def _seed(tmp_path: Path) -> kit.SeedWorld:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "books.json").write_text(json.dumps([{"id": "BK-001", "title": "A"}, {"id": "BK-002", "title": "B"}]))
+    (data / "auditLog.json").write_text("[]")
+    (data / "sequences.json").write_text('{"BK": 2}')
+    return kit.SeedWorld(data, "2026-01-01", ("books",))
+
+
+def _get(state, args):
+    return BOOKS.require(state, args["bookId"])
+
+
+def _retitle(state, args):
+    BOOKS.require(state, args["bookId"])["title"] = args["title"]
+    return {"ok": True}
+
+
+GET = kit.read_tool(name="get_book", description="d", input_schema=kit.schema(
+    {"bookId": kit.prop("string", "id")}, ["bookId"]), run=_get)
+RETITLE = kit.write_tool(name="retitle", description="d", input_schema=kit.schema(
+    {"bookId": kit.prop("string", "id"), "title": kit.prop("string", "t")}, ["bookId", "title"]), run=_retitle)
+
+
+def test_read_and_write_tool_tag_what_they_make():
+    assert (GET.access, RETITLE.access) == ("read", "write")
+    assert isinstance(GET, kit.KitTool) and kit.read_tools([GET, RETITLE]) == [GET]
+    assert GET.input_schema["required"] == ["bookId"] and GET.run is _get
+
+
+def test_pick_keeps_the_order_of_the_keys():
+    assert list(kit.pick({"a": 1, "b": 2, "c": 3}, ("c", "a")).items()) == [("c", 3), ("a", 1)]
+    with pytest.raises(KeyError):
+        kit.pick({"a": 1}, ("b",))
+
+
+def test_state_maker_seed_variants_cache_and_refusal(tmp_path: Path):
+    module = tmp_path / "gen_for_kit_test.py"
+    module.write_text("CALLS = []\ndef make(k):\n    CALLS.append(k)\n    return {'now': 'x', 'k': k}\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        seed = _seed(tmp_path)
+        make = kit.StateMaker(seed, "gen_for_kit_test:make", package=None, cache=2,
+                              refuse="variant must be a number, got {variant!r}.")
+        first, second = make(), make()
+        assert first == second and first is not second and first["books"] is not second["books"]
+        assert list(first) == ["now", "books", "auditLog", "sequences"]
+        a, b = make(5), make(5)
+        assert a == b == {"now": "x", "k": 5} and a is not b
+        import gen_for_kit_test as gen
+
+        assert gen.CALLS == [5]  # the second one came from the cache
+        make(6), make(7), make(5)
+        assert gen.CALLS == [5, 6, 7, 5]  # 5 was dropped: only two are kept
+        for bad in (True, -1, "3"):
+            with pytest.raises(ValueError, match="variant must be a number, got"):
+                make(bad)  # type: ignore[arg-type]
+        uncached = kit.StateMaker(seed, "gen_for_kit_test:make", package=None)
+        uncached(1), uncached(1)
+        assert gen.CALLS[-2:] == [1, 1]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("gen_for_kit_test", None)
+
+
+def test_binder_binds_every_tool_in_order(tmp_path: Path):
+    state = _seed(tmp_path).create()
+    bound = kit.binder([GET, RETITLE])(state)
+    assert [t.name for t in bound] == ["get_book", "retitle"]
+    assert bound[0].execute({"bookId": "BK-002"})["output"] == {"id": "BK-002", "title": "B"}
+
+
+def test_sample_inputs_fill_required_keys_and_run_over_ids(tmp_path: Path):
+    state = _seed(tmp_path).create()
+    assert list(kit.sample_inputs(GET, state, {"bookId": "books"})) == [{"bookId": "BK-001"}, {"bookId": "BK-002"}]
+    assert list(kit.sample_inputs(RETITLE, state, {"bookId": "books"}, {"title": "Z"}, every_id=True)) == [
+        {"bookId": "BK-001", "title": "Z"}, {"bookId": "BK-002", "title": "Z"}]
+    with pytest.raises(KeyError):
+        list(kit.sample_inputs(RETITLE, state, {"bookId": "books"}))
+
+
+def test_read_only_breaches_finds_a_read_tool_that_writes(tmp_path: Path):
+    state = _seed(tmp_path).create()
+
+    def inputs(tool):
+        return kit.sample_inputs(tool, state, {"bookId": "books"}, {"title": "Z"})
+
+    assert kit.read_only_breaches([GET, RETITLE], state, inputs) == ([], {"get_book"})
+    assert state["books"]["BK-001"]["title"] == "A"  # the write tool is not run
+    leaky = kit.read_tool(name="leaky", description="d", input_schema=RETITLE.input_schema, run=_retitle)
+    breaches, answered = kit.read_only_breaches([leaky], state, inputs)
+    assert breaches == ["leaky({'bookId': 'BK-001', 'title': 'Z'})", "leaky({'bookId': 'BK-002', 'title': 'Z'})"]
+    assert answered == {"leaky"}
+    missing = kit.read_only_breaches([GET], state, lambda tool: [{"bookId": "BK-404"}])
+    assert missing == ([], set())  # an error answer changes nothing and is not counted as answered
