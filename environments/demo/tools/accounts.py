@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import State, next_id
 from .contract import C, actor_prop, paginate_ids, schema
@@ -39,7 +39,7 @@ def _list_accounts(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
 
 
-list_accounts = define_tool(
+list_accounts = kit.read_tool(
     name="list_accounts",
     description=(
         "List customer accounts (companies), sorted by id, one page at a time, optionally filtered "
@@ -72,7 +72,7 @@ def _search_accounts(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
 
 
-search_accounts = define_tool(
+search_accounts = kit.read_tool(
     name="search_accounts",
     description=(
         "Find accounts whose id, name, industry or website contains the query text "
@@ -100,7 +100,7 @@ def _get_account(state: State, args: dict[str, Any]) -> Any:
     return out
 
 
-get_account = define_tool(
+get_account = kit.read_tool(
     name="get_account",
     description=(
         "Get one account by id, together with all of its contacts and all of its opportunities "
@@ -132,7 +132,7 @@ def _create_account(state: State, args: dict[str, Any]) -> Any:
     return {"created": account_summary(state, account)}
 
 
-create_account = define_tool(
+create_account = kit.write_tool(
     name="create_account",
     description=(
         "Create a new customer account (company). The account gets the next ACC- id and today's "
@@ -177,7 +177,7 @@ def _update_account(state: State, args: dict[str, Any]) -> Any:
     return {"updated": account_summary(state, account)}
 
 
-update_account = define_tool(
+update_account = kit.write_tool(
     name="update_account",
     description=(
         "Change an account's industry, tier, website or owner. Only the fields you pass are "

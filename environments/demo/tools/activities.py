@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, next_id
 from .contract import C, actor_prop, paginate_ids, schema
@@ -48,7 +48,7 @@ def _list_activities(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, activities, args, lambda a: activity_summary(state, a))
 
 
-list_activities = define_tool(
+list_activities = kit.read_tool(
     name="list_activities",
     description=(
         "List activities (calls, emails, meetings and notes), sorted by id, one page at a time, "
@@ -76,7 +76,7 @@ def _get_activity(state: State, args: dict[str, Any]) -> Any:
     return activity_summary(state, require_activity(state, C.read_string(args, "activityId")))
 
 
-get_activity = define_tool(
+get_activity = kit.read_tool(
     name="get_activity",
     description="Get one activity by id: type, subject, owner, related record, dates and notes. Read-only.",
     input_schema=schema(
@@ -145,7 +145,7 @@ def _activity_props(with_due_date: bool) -> dict[str, dict[str, Any]]:
 
 _ACTIVITY_REQUIRED = ["type", "subject", "relatedType", "relatedId", "ownerId", "actorUserId"]
 
-log_activity = define_tool(
+log_activity = kit.write_tool(
     name="log_activity",
     description=(
         "Record an activity that already happened today (a call, email, meeting or note) against a "
@@ -157,7 +157,7 @@ log_activity = define_tool(
     run=_log_activity,
 )
 
-schedule_followup = define_tool(
+schedule_followup = kit.write_tool(
     name="schedule_followup",
     description=(
         "Plan a future activity (a call, email, meeting or note) against a lead, account, contact "
@@ -188,7 +188,7 @@ def _complete_activity(state: State, args: dict[str, Any]) -> Any:
     return {"updated": activity_summary(state, activity)}
 
 
-complete_activity = define_tool(
+complete_activity = kit.write_tool(
     name="complete_activity",
     description=(
         "Mark an open activity as done. completedDate defaults to today; notes, when given, replace "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, full_name, next_id
 from .contract import C, actor_prop, paginate_ids, schema
@@ -28,7 +28,7 @@ def _list_contacts(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
 
 
-list_contacts = define_tool(
+list_contacts = kit.read_tool(
     name="list_contacts",
     description=(
         "List contacts (people at customer accounts), sorted by id, one page at a time, optionally "
@@ -62,7 +62,7 @@ def _search_contacts(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
 
 
-search_contacts = define_tool(
+search_contacts = kit.read_tool(
     name="search_contacts",
     description=(
         "Find contacts whose id, full name, email or job title contains the query text "
@@ -80,7 +80,7 @@ def _get_contact(state: State, args: dict[str, Any]) -> Any:
     return contact_summary(state, require_contact(state, C.read_string(args, "contactId")))
 
 
-get_contact = define_tool(
+get_contact = kit.read_tool(
     name="get_contact",
     description="Get one contact by id: full name, account, email, phone, title and whether it is the "
     "account's primary contact. Read-only.",
@@ -117,7 +117,7 @@ def _create_contact(state: State, args: dict[str, Any]) -> Any:
     return {"created": contact_summary(state, contact)}
 
 
-create_contact = define_tool(
+create_contact = kit.write_tool(
     name="create_contact",
     description=(
         "Create a contact person, optionally linked to an account. The contact gets the next CON- "
@@ -160,7 +160,7 @@ def _update_contact(state: State, args: dict[str, Any]) -> Any:
     return {"updated": contact_summary(state, contact)}
 
 
-update_contact = define_tool(
+update_contact = kit.write_tool(
     name="update_contact",
     description=(
         "Change a contact's email, phone or job title. Only the fields you pass are changed. Writes "
@@ -201,7 +201,7 @@ def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
     return {"updated": contact_summary(state, contact)}
 
 
-link_contact_to_account = define_tool(
+link_contact_to_account = kit.write_tool(
     name="link_contact_to_account",
     description=(
         "Attach a contact to an account (moving it if it was linked elsewhere). With makePrimary "

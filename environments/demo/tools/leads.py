@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, first_open_stage, full_name, money, next_id
 from .contract import C, actor_prop, paginate_ids, schema
@@ -54,7 +54,7 @@ def _list_leads(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
 
 
-list_leads = define_tool(
+list_leads = kit.read_tool(
     name="list_leads",
     description=(
         "List sales leads (prospective customers not yet converted into accounts), sorted by id, one "
@@ -89,7 +89,7 @@ def _search_leads(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
 
 
-search_leads = define_tool(
+search_leads = kit.read_tool(
     name="search_leads",
     description=(
         "Find leads whose id, full name, company or email contains the query text "
@@ -107,7 +107,7 @@ def _get_lead(state: State, args: dict[str, Any]) -> Any:
     return lead_summary(state, require_lead(state, C.read_string(args, "leadId")))
 
 
-get_lead = define_tool(
+get_lead = kit.read_tool(
     name="get_lead",
     description="Get one lead by id, with its status, owner, age in days and conversion links. Read-only.",
     input_schema=schema({"leadId": C.string_prop("The lead's id, for example LEAD-001.")}, required=["leadId"]),
@@ -143,7 +143,7 @@ def _create_lead(state: State, args: dict[str, Any]) -> Any:
     return {"created": lead_summary(state, lead)}
 
 
-create_lead = define_tool(
+create_lead = kit.write_tool(
     name="create_lead",
     description=(
         "Record a new sales lead. It gets the next LEAD- id, status new and today's date as "
@@ -194,7 +194,7 @@ def _update_lead(state: State, args: dict[str, Any]) -> Any:
     return {"updated": lead_summary(state, lead)}
 
 
-update_lead = define_tool(
+update_lead = kit.write_tool(
     name="update_lead",
     description=(
         "Change a lead's email, phone, title or owner, and/or mark that it was contacted today "
@@ -231,7 +231,7 @@ def _qualify_lead(state: State, args: dict[str, Any]) -> Any:
     return {"updated": lead_summary(state, lead)}
 
 
-qualify_lead = define_tool(
+qualify_lead = kit.write_tool(
     name="qualify_lead",
     description=(
         "Mark a new or working lead as qualified (a real buying opportunity), which makes it "
@@ -259,7 +259,7 @@ def _disqualify_lead(state: State, args: dict[str, Any]) -> Any:
     return {"updated": lead_summary(state, lead)}
 
 
-disqualify_lead = define_tool(
+disqualify_lead = kit.write_tool(
     name="disqualify_lead",
     description=(
         "Close out a lead that will not buy: sets its status to disqualified and stores the "
@@ -365,7 +365,7 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-convert_lead = define_tool(
+convert_lead = kit.write_tool(
     name="convert_lead",
     description=(
         "Convert a qualified lead into a customer. Creates a contact copied from the lead (not "

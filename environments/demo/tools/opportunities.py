@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool, format_number
+from silo_gym import ToolError, format_number, kit
 
 from ..state import (
     STALE_STAGE_DAYS,
@@ -41,7 +41,7 @@ def _list_stages(state: State, args: dict[str, Any]) -> Any:
     return {"results": [stage_summary(s) for s in stages_in_order(state)]}
 
 
-list_stages = define_tool(
+list_stages = kit.read_tool(
     name="list_stages",
     description=(
         "List the pipeline stages in order, each with its id, name, order, win probability "
@@ -79,7 +79,7 @@ def _list_opportunities(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
 
 
-list_opportunities = define_tool(
+list_opportunities = kit.read_tool(
     name="list_opportunities",
     description=(
         "List opportunities (deals), sorted by id, one page at a time, filtered by any of owner, "
@@ -118,7 +118,7 @@ def _search_opportunities(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
 
 
-search_opportunities = define_tool(
+search_opportunities = kit.read_tool(
     name="search_opportunities",
     description=(
         "Find opportunities whose id, name or account name contains the query text "
@@ -145,7 +145,7 @@ def _get_opportunity(state: State, args: dict[str, Any]) -> Any:
     return out
 
 
-get_opportunity = define_tool(
+get_opportunity = kit.read_tool(
     name="get_opportunity",
     description=(
         "Get one opportunity by id with its full summary, whether it is stale (open and more than "
@@ -197,7 +197,7 @@ def _create_opportunity(state: State, args: dict[str, Any]) -> Any:
     return {"created": opportunity_summary(state, opp)}
 
 
-create_opportunity = define_tool(
+create_opportunity = kit.write_tool(
     name="create_opportunity",
     description=(
         "Open a new opportunity (deal) on an existing account. It gets the next OPP- id, status "
@@ -246,7 +246,7 @@ def _update_opportunity(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-update_opportunity = define_tool(
+update_opportunity = kit.write_tool(
     name="update_opportunity",
     description=(
         "Change an open opportunity's name, amount (USD), expected close date or primary contact. "
@@ -291,7 +291,7 @@ def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     return _enter_stage(state, acting, opp, stage, "set_opportunity_stage", "Moved")
 
 
-set_opportunity_stage = define_tool(
+set_opportunity_stage = kit.write_tool(
     name="set_opportunity_stage",
     description=(
         "Move an open opportunity to any open pipeline stage (forward or back). The deal's "
@@ -323,7 +323,7 @@ def _advance_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     return _enter_stage(state, acting, opp, stage, "advance_opportunity_stage", "Advanced")
 
 
-advance_opportunity_stage = define_tool(
+advance_opportunity_stage = kit.write_tool(
     name="advance_opportunity_stage",
     description=(
         "Move an open opportunity one step forward to the next open pipeline stage, with today as "
@@ -363,7 +363,7 @@ def _close_opportunity_won(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-close_opportunity_won = define_tool(
+close_opportunity_won = kit.write_tool(
     name="close_opportunity_won",
     description=(
         "Record that an open opportunity was won: it moves to the Closed Won stage with status won "
@@ -409,7 +409,7 @@ def _close_opportunity_lost(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-close_opportunity_lost = define_tool(
+close_opportunity_lost = kit.write_tool(
     name="close_opportunity_lost",
     description=(
         "Record that an open opportunity was lost: it moves to the Closed Lost stage with status "
@@ -451,7 +451,7 @@ def _reassign_opportunity(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-reassign_opportunity = define_tool(
+reassign_opportunity = kit.write_tool(
     name="reassign_opportunity",
     description=(
         "Hand an open opportunity to a different owner. The new owner must be an active user other "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import (
     STALE_STAGE_DAYS,
@@ -60,7 +60,7 @@ def _pipeline_summary(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-pipeline_summary = define_tool(
+pipeline_summary = kit.read_tool(
     name="pipeline_summary",
     description=(
         "Summarise the open pipeline, for the whole team or one owner: the number of open deals, "
@@ -107,7 +107,7 @@ def _forecast_report(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-forecast_report = define_tool(
+forecast_report = kit.read_tool(
     name="forecast_report",
     description=(
         "Revenue forecast over the open opportunities (plus won ones when includeClosed is true; "
@@ -149,7 +149,7 @@ def _rep_performance(state: State, args: dict[str, Any]) -> Any:
     return {"activeOnly": active_only, "results": results}
 
 
-rep_performance = define_tool(
+rep_performance = kit.read_tool(
     name="rep_performance",
     description=(
         "Performance of every sales rep (role rep), sorted by user id: quota, closedWon (total of "
@@ -205,7 +205,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-stale_opportunities = define_tool(
+stale_opportunities = kit.read_tool(
     name="stale_opportunities",
     description=(
         "Find stalled deals: open opportunities that have stayed in their current stage for more "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import State, open_pipeline_for, quota_attainment_percent, won_amount_for
 from .contract import C, paginate_ids, schema
@@ -24,7 +24,7 @@ def _list_users(state: State, args: dict[str, Any]) -> Any:
     return paginate_ids(ids, users, args, user_summary)
 
 
-list_users = define_tool(
+list_users = kit.read_tool(
     name="list_users",
     description=(
         "List CRM users (the sales manager and the reps), sorted by id, one page at a time. Each "
@@ -55,7 +55,7 @@ def _get_user(state: State, args: dict[str, Any]) -> Any:
     return out
 
 
-get_user = define_tool(
+get_user = kit.read_tool(
     name="get_user",
     description=(
         "Get one user by id, with their performance: openPipeline (total amount of the open "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import (
     MEMBERS,
@@ -55,7 +55,7 @@ def _list_members(state: State, args: Args) -> Any:
     return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
 
 
-list_members = define_tool(
+list_members = kit.read_tool(
     name="list_members",
     description=(
         "List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, "
@@ -88,7 +88,7 @@ def _search_members(state: State, args: Args) -> Any:
     return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
 
 
-search_members = define_tool(
+search_members = kit.read_tool(
     name="search_members",
     description=(
         "Find members whose id, name or email contains the query text (case-insensitive). Returns a "
@@ -111,7 +111,7 @@ def _get_member(state: State, args: Args) -> Any:
     return out
 
 
-get_member = define_tool(
+get_member = kit.read_tool(
     name="get_member",
     description=(
         "Get one member by id with their capacity figures, openWorkItemCount and every work item "
@@ -148,7 +148,7 @@ def _create_member(state: State, args: Args) -> Any:
     return {"created": member_summary(state, member)}
 
 
-create_member = define_tool(
+create_member = kit.write_tool(
     name="create_member",
     description=(
         "Add a new, active member. Give their name, email, role and weekly capacity in estimate "
@@ -189,7 +189,7 @@ def _update_member(state: State, args: Args) -> Any:
     return {"updated": member_summary(state, member)}
 
 
-update_member = define_tool(
+update_member = kit.write_tool(
     name="update_member",
     description=(
         "Change a member's role, team or weekly capacity; leave out what should stay. Deactivated "
@@ -228,7 +228,7 @@ def _deactivate_member(state: State, args: Args) -> Any:
     return {"updated": member_summary(state, member), "openWorkItemIds": open_ids}
 
 
-deactivate_member = define_tool(
+deactivate_member = kit.write_tool(
     name="deactivate_member",
     description=(
         "Mark a member as having left. Their unfinished work stays assigned to them (reassign it "
@@ -253,7 +253,7 @@ def _reactivate_member(state: State, args: Args) -> Any:
     return {"updated": member_summary(state, member)}
 
 
-reactivate_member = define_tool(
+reactivate_member = kit.write_tool(
     name="reactivate_member",
     description=(
         "Bring a deactivated member back, so they can act and take work again. An active member is "
@@ -278,7 +278,7 @@ def _list_teams(state: State, args: Args) -> Any:
     return paginate_ids(TEAMS.ids(state), state["teams"], args, lambda t: team_summary(state, t))
 
 
-list_teams = define_tool(
+list_teams = kit.read_tool(
     name="list_teams",
     description=(
         "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
@@ -296,7 +296,7 @@ def _get_team(state: State, args: Args) -> Any:
     return out
 
 
-get_team = define_tool(
+get_team = kit.read_tool(
     name="get_team",
     description=(
         "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
@@ -320,7 +320,7 @@ def _create_team(state: State, args: Args) -> Any:
     return {"created": team_summary(state, team)}
 
 
-create_team = define_tool(
+create_team = kit.write_tool(
     name="create_team",
     description=(
         "Create a team with a name and, optionally, an active lead. The lead's own team is not "
@@ -357,7 +357,7 @@ def _reassign_team_lead(state: State, args: Args) -> Any:
     return {"updated": team_summary(state, team)}
 
 
-reassign_team_lead = define_tool(
+reassign_team_lead = kit.write_tool(
     name="reassign_team_lead",
     description=(
         "Make another active member the lead of a team. Naming the current lead is refused. "

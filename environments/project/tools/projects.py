@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
 from .contract import C, actor_prop, paginate_ids, schema
@@ -41,7 +41,7 @@ def _list_projects(state: State, args: Args) -> Any:
     return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 
-list_projects = define_tool(
+list_projects = kit.read_tool(
     name="list_projects",
     description=(
         "List projects, sorted by id, one page at a time, optionally by status or lead. Each entry "
@@ -67,7 +67,7 @@ def _search_projects(state: State, args: Args) -> Any:
     return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
 
 
-search_projects = define_tool(
+search_projects = kit.read_tool(
     name="search_projects",
     description=(
         "Find projects whose id, name or key contains the query text (case-insensitive). Returns a "
@@ -89,7 +89,7 @@ def _get_project(state: State, args: Args) -> Any:
     return out
 
 
-get_project = define_tool(
+get_project = kit.read_tool(
     name="get_project",
     description=(
         "Get one project by id with its sprints (by start date) and all of its work items (by id). Read-only."
@@ -125,7 +125,7 @@ def _create_project(state: State, args: Args) -> Any:
     return {"created": project_summary(state, project)}
 
 
-create_project = define_tool(
+create_project = kit.write_tool(
     name="create_project",
     description=(
         "Start a new, active project with a name, a unique key (stored upper-case), an active lead, "
@@ -165,7 +165,7 @@ def _update_project(state: State, args: Args) -> Any:
     return {"updated": project_summary(state, project)}
 
 
-update_project = define_tool(
+update_project = kit.write_tool(
     name="update_project",
     description=(
         "Rename a project, move its target date, or put it on hold and back to active; leave out what "
@@ -203,7 +203,7 @@ def _close_project(state: State, args: Args) -> Any:
     return {"updated": project_summary(state, project)}
 
 
-close_project = define_tool(
+close_project = kit.write_tool(
     name="close_project",
     description=(
         "Mark a project as completed. Every one of its work items must be done first; otherwise the "
@@ -243,7 +243,7 @@ def _reassign_project_lead(state: State, args: Args) -> Any:
     return {"updated": project_summary(state, project)}
 
 
-reassign_project_lead = define_tool(
+reassign_project_lead = kit.write_tool(
     name="reassign_project_lead",
     description=(
         "Hand a project's leadership to another active member. Naming the current lead is refused. "
@@ -267,7 +267,7 @@ def _get_project_lead(state: State, args: Args) -> Any:
     return {"projectId": project["id"], "lead": member_summary(state, lead)}
 
 
-get_project_lead = define_tool(
+get_project_lead = kit.read_tool(
     name="get_project_lead",
     description="Get the member who leads a project, with their capacity figures. Read-only.",
     input_schema=schema(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import (
     State,
@@ -79,7 +79,7 @@ def _sprint_burndown(state: State, args: Args) -> Any:
     }
 
 
-sprint_burndown = define_tool(
+sprint_burndown = kit.read_tool(
     name="sprint_burndown",
     description=(
         "Progress of one sprint: scopePoints, completedPoints (estimates of done items), "
@@ -118,7 +118,7 @@ def _member_load(state: State, args: Args) -> Any:
     return {"teamId": team_id, "activeOnly": active_only, "results": rows}
 
 
-member_load = define_tool(
+member_load = kit.read_tool(
     name="member_load",
     description=(
         "Workload per member, sorted by member id: weekly capacity, assignedPoints (estimates of "
@@ -173,7 +173,7 @@ def _blocked_items(state: State, args: Args) -> Any:
     }
 
 
-blocked_items = define_tool(
+blocked_items = kit.read_tool(
     name="blocked_items",
     description=(
         "Work items held up by a dependency that is not done yet (whatever the item's own state), "
@@ -238,7 +238,7 @@ def _overdue_items(state: State, args: Args) -> Any:
     }
 
 
-overdue_items = define_tool(
+overdue_items = kit.read_tool(
     name="overdue_items",
     description=(
         "Unfinished work items whose due date is before today, across all projects or one: count, "
@@ -293,7 +293,7 @@ def _velocity_report(state: State, args: Args) -> Any:
     }
 
 
-velocity_report = define_tool(
+velocity_report = kit.read_tool(
     name="velocity_report",
     description=(
         "Sprint by sprint (by start date), across all projects or one: scopePoints, deliveredPoints "
@@ -335,7 +335,7 @@ def _project_time_report(state: State, args: Args) -> Any:
     }
 
 
-project_time_report = define_tool(
+project_time_report = kit.read_tool(
     name="project_time_report",
     description=(
         "Hours logged on one project's work items by everyone: totalHours, a breakdown per member "
@@ -379,7 +379,7 @@ def _workload_forecast(state: State, args: Args) -> Any:
     return {"results": rows}
 
 
-workload_forecast = define_tool(
+workload_forecast = kit.read_tool(
     name="workload_forecast",
     description=(
         "One row per project (by id) summing the estimate points of its unfinished work: all of it, "
@@ -408,7 +408,7 @@ def _member_capacity_check(state: State, args: Args) -> Any:
     }
 
 
-member_capacity_check = define_tool(
+member_capacity_check = kit.read_tool(
     name="member_capacity_check",
     description=(
         "Would this member have room for additionalPoints more work? wouldFit is true when they are "

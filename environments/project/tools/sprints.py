@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, is_done, next_id, remaining_for_sprint, work_items_for_sprint
 from .contract import C, actor_prop, paginate, schema
@@ -27,7 +27,7 @@ def _list_sprints(state: State, args: Args) -> Any:
     return paginate(rows, args)
 
 
-list_sprints = define_tool(
+list_sprints = kit.read_tool(
     name="list_sprints",
     description=(
         "List sprints sorted by start date (then id), one page at a time, optionally for one project "
@@ -55,7 +55,7 @@ def _get_sprint(state: State, args: Args) -> Any:
     return out
 
 
-get_sprint = define_tool(
+get_sprint = kit.read_tool(
     name="get_sprint",
     description=(
         "Get one sprint by id with its figures, remainingPoints (estimates of its unfinished items) "
@@ -88,7 +88,7 @@ def _create_sprint(state: State, args: Args) -> Any:
     return {"created": sprint_summary(state, sprint)}
 
 
-create_sprint = define_tool(
+create_sprint = kit.write_tool(
     name="create_sprint",
     description=(
         "Plan a new sprint for a project, with a name and start and end dates (the end may not come "
@@ -129,7 +129,7 @@ def _start_sprint(state: State, args: Args) -> Any:
     return {"updated": sprint_summary(state, sprint)}
 
 
-start_sprint = define_tool(
+start_sprint = kit.write_tool(
     name="start_sprint",
     description=(
         "Start a planned sprint. Refused when the sprint is not planned, or while another sprint of "
@@ -164,7 +164,7 @@ def _complete_sprint(state: State, args: Args) -> Any:
     return {"updated": sprint_summary(state, sprint), "carriedOver": carried}
 
 
-complete_sprint = define_tool(
+complete_sprint = kit.write_tool(
     name="complete_sprint",
     description=(
         "Close an active sprint. Its unfinished work items stay in it as carry-over (listed in "

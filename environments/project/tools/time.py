@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool, format_number
+from silo_gym import ToolError, format_number, kit
 
 from ..state import (
     TIME_LOGS,
@@ -57,7 +57,7 @@ def _log_time(state: State, args: Args) -> Any:
     return {"created": time_log_summary(state, log), "hoursOnWorkItem": hours_on_work_item(state, item["id"])}
 
 
-log_time = define_tool(
+log_time = kit.write_tool(
     name="log_time",
     description=(
         "Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless "
@@ -101,7 +101,7 @@ def _list_time_logs(state: State, args: Args) -> Any:
     return page
 
 
-list_time_logs = define_tool(
+list_time_logs = kit.read_tool(
     name="list_time_logs",
     description=(
         "List time logs, sorted by id, one page at a time, filtered by work item, member and an "
@@ -142,7 +142,7 @@ def _update_time_log(state: State, args: Args) -> Any:
     return {"updated": time_log_summary(state, log)}
 
 
-update_time_log = define_tool(
+update_time_log = kit.write_tool(
     name="update_time_log",
     description=(
         "Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date "
@@ -175,7 +175,7 @@ def _member_time_summary(state: State, args: Args) -> Any:
     }
 
 
-member_time_summary = define_tool(
+member_time_summary = kit.read_tool(
     name="member_time_summary",
     description=(
         "Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."
@@ -199,7 +199,7 @@ def _work_item_time_summary(state: State, args: Args) -> Any:
     }
 
 
-work_item_time_summary = define_tool(
+work_item_time_summary = kit.read_tool(
     name="work_item_time_summary",
     description=(
         "Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."

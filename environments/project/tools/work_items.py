@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import (
     WORK_ITEMS,
@@ -53,7 +53,7 @@ def _list_workflow_states(state: State, args: Args) -> Any:
     return {"results": [workflow_state_summary(s) for s in workflow_states_in_order(state)]}
 
 
-list_workflow_states = define_tool(
+list_workflow_states = kit.read_tool(
     name="list_workflow_states",
     description=(
         "List the workflow states a work item moves through, in workflow order, each with its id, "
@@ -95,7 +95,7 @@ def _list_work_items(state: State, args: Args) -> Any:
     return paginate_ids(ids, state["workItems"], args, lambda i: work_item_summary(state, i))
 
 
-list_work_items = define_tool(
+list_work_items = kit.read_tool(
     name="list_work_items",
     description=(
         "List work items, sorted by id, one page at a time; every filter given must hold (none of "
@@ -131,7 +131,7 @@ def _search_work_items(state: State, args: Args) -> Any:
     return paginate_ids(ids, items, args, lambda i: work_item_summary(state, i))
 
 
-search_work_items = define_tool(
+search_work_items = kit.read_tool(
     name="search_work_items",
     description=(
         "Find work items whose id or title contains the query text (case-insensitive). Returns a "
@@ -155,7 +155,7 @@ def _get_work_item(state: State, args: Args) -> Any:
     return out
 
 
-get_work_item = define_tool(
+get_work_item = kit.read_tool(
     name="get_work_item",
     description=(
         "Get one work item by id with its full entry, its comments (oldest first, with author "
@@ -233,7 +233,7 @@ def _create_work_item(state: State, args: Args) -> Any:
     return {"created": work_item_summary(state, item)}
 
 
-create_work_item = define_tool(
+create_work_item = kit.write_tool(
     name="create_work_item",
     description=(
         "Create a work item in a project that is not completed. It starts in the first workflow "
@@ -295,7 +295,7 @@ def _update_work_item(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-update_work_item = define_tool(
+update_work_item = kit.write_tool(
     name="update_work_item",
     description=(
         "Edit a work item's title, type, priority, estimate, due date or parent; leave out what should "
@@ -343,7 +343,7 @@ def _assign_work_item(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-assign_work_item = define_tool(
+assign_work_item = kit.write_tool(
     name="assign_work_item",
     description=(
         "Give an unfinished work item to an active member (replacing any current assignee). Refused "
@@ -380,7 +380,7 @@ def _unassign_work_item(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-unassign_work_item = define_tool(
+unassign_work_item = kit.write_tool(
     name="unassign_work_item",
     description=(
         "Remove the assignee from a work item (finished items too). Refused when nobody is assigned. "
@@ -416,7 +416,7 @@ def _set_work_item_status(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-set_work_item_status = define_tool(
+set_work_item_status = kit.write_tool(
     name="set_work_item_status",
     description=(
         "Move a work item to another workflow state, given by its id (see list_workflow_states); the "
@@ -460,7 +460,7 @@ def _add_work_item_dependency(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-add_work_item_dependency = define_tool(
+add_work_item_dependency = kit.write_tool(
     name="add_work_item_dependency",
     description=(
         "Record that a work item cannot be finished before another one: workItemId depends on "
@@ -497,7 +497,7 @@ def _remove_work_item_dependency(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-remove_work_item_dependency = define_tool(
+remove_work_item_dependency = kit.write_tool(
     name="remove_work_item_dependency",
     description=(
         "Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such "
@@ -530,7 +530,7 @@ def _add_comment(state: State, args: Args) -> Any:
     return {"workItemId": item["id"], "created": dict(comment), "commentCount": len(item["comments"])}
 
 
-add_comment = define_tool(
+add_comment = kit.write_tool(
     name="add_comment",
     description=(
         "Add a comment to a work item (finished items too), written by the acting member and dated "
@@ -555,7 +555,7 @@ def _list_comments(state: State, args: Args) -> Any:
     return {"workItemId": item["id"], "count": len(results), "results": results}
 
 
-list_comments = define_tool(
+list_comments = kit.read_tool(
     name="list_comments",
     description="List a work item's comments, oldest first, each with its author's name. Read-only.",
     input_schema=schema(
@@ -595,7 +595,7 @@ def _move_work_item_to_sprint(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-move_work_item_to_sprint = define_tool(
+move_work_item_to_sprint = kit.write_tool(
     name="move_work_item_to_sprint",
     description=(
         "Put a work item into a sprint of its own project (taking it out of any other sprint). The "
@@ -632,7 +632,7 @@ def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-remove_work_item_from_sprint = define_tool(
+remove_work_item_from_sprint = kit.write_tool(
     name="remove_work_item_from_sprint",
     description=(
         "Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. "
@@ -665,7 +665,7 @@ def _set_work_item_due_date(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-set_work_item_due_date = define_tool(
+set_work_item_due_date = kit.write_tool(
     name="set_work_item_due_date",
     description=(
         "Set a work item's due date, or remove it with clear: true. Without clear, dueDate is "
