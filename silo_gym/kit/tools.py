@@ -11,7 +11,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -50,6 +50,7 @@ __all__ = [
     "pick",
     "read_tool",
     "read_tools",
+    "search_filter",
     "tool",
     "write_tool",
     "write_tools",
@@ -341,6 +342,17 @@ class Filter:
         return bool(got == value)
 
 
+def search_filter(description: str, texts: Callable[[Any, dict[str, Any]], Iterable[str | None]]) -> Filter:
+    """The required ``query`` filter of a search tool: a record matches when the query, compared
+    case-insensitively, is part of one of ``texts(state, record)`` (a ``None`` text never matches)."""
+
+    def test(state: Any, record: dict[str, Any], value: Any) -> bool:
+        query = str(value).lower()
+        return any(text is not None and query in text.lower() for text in texts(state, record))
+
+    return Filter(String(description, required=True), test=test)
+
+
 @dataclass
 class _ListPlan:
     collection: Collection
@@ -356,15 +368,14 @@ class _ListPlan:
             for key, f in self.filters.items()
             if values[key] is not None and values[key] is not False
         ]
-        ids: list[str] | None = None
+        links: dict[str, Hashable] = {}
         rest = []
         for key, f in active:
-            if ids is None and f.link is not None and isinstance(values[key], Hashable):
-                ids = self.collection.linked_ids(state, f.link, values[key], sort=True)
+            if f.link is not None and f.test is None and isinstance(values[key], Hashable) and f.link not in links:
+                links[f.link] = values[key]
             else:
                 rest.append((key, f))
-        if ids is None:
-            ids = self.collection.ids(state)
+        ids = self.collection.ids_where(state, links)  # from the smallest link bucket
         records = self.collection.records(state)
         if rest:
             ids = [i for i in ids if all(f.keeps(state, records[i], values[key]) for key, f in rest)]

@@ -7,8 +7,9 @@ from typing import Any
 from silo_gym import kit
 
 from ..state import State, next_id
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
     account_summary,
     actor,
     assert_assignable,
@@ -17,72 +18,45 @@ from .helpers import (
     opportunity_summary,
     require_account,
 )
-from .index import linked_ids, ordered_ids, relinked
+from .index import linked_ids, relinked
 
 TIERS = ("enterprise", "mid_market", "smb")
 
 
-def _list_accounts(state: State, args: dict[str, Any]) -> Any:
-    owner_id = C.read_optional_string(args, "ownerId")
-    tier = C.read_optional_enum(args, "tier", TIERS)
-    industry = C.read_optional_string(args, "industry")
-    needle = None if industry is None else industry.lower()
-    accounts = state["accounts"]
-    ids = ordered_ids(accounts) if owner_id is None else sorted(linked_ids(accounts, "ownerId", owner_id))
-    if tier is not None or needle is not None:
-        ids = [
-            i
-            for i in ids
-            if (tier is None or accounts[i]["tier"] == tier)
-            and (needle is None or needle in accounts[i]["industry"].lower())
-        ]
-    return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
-
-
-list_accounts = kit.read_tool(
+list_accounts = kit.list_tool(
     name="list_accounts",
     description=(
         "List customer accounts (companies), sorted by id, one page at a time, optionally filtered "
         "by owner, tier or industry. Each entry gives id, name, industry, tier, ownerId, ownerName, "
         "website and createdDate. Read-only."
     ),
-    input_schema=schema(
-        {
-            "ownerId": C.string_prop("Only accounts owned by this user id."),
-            "tier": C.enum_prop(TIERS, "Only accounts of this size tier."),
-            "industry": C.string_prop("Only accounts whose industry contains this text (case-insensitive)."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_accounts,
+    collection=ACCOUNTS,
+    summary=account_summary,
+    filters={
+        "ownerId": kit.Filter(kit.String("Only accounts owned by this user id."), link="ownerId"),
+        "tier": kit.Filter(kit.Enum(TIERS, "Only accounts of this size tier."), field="tier"),
+        "industry": kit.Filter(
+            kit.String("Only accounts whose industry contains this text (case-insensitive)."),
+            field="industry",
+            match="contains",
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_accounts(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    accounts = state["accounts"]
-
-    def matches(a: dict[str, Any]) -> bool:
-        return any(
-            value is not None and query in value.lower()
-            for value in (a["id"], a["name"], a["industry"], a["website"])
-        )
-
-    ids = [i for i in ordered_ids(accounts) if matches(accounts[i])]
-    return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
-
-
-search_accounts = kit.read_tool(
+search_accounts = kit.list_tool(
     name="search_accounts",
     description=(
         "Find accounts whose id, name, industry or website contains the query text "
         "(case-insensitive). Returns a page of account summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example part of a company name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_accounts,
+    collection=ACCOUNTS,
+    summary=account_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example part of a company name.", lambda s, a: (a["id"], a["name"], a["industry"], a["website"])
+    )},
+    contract=C,
 )
 
 

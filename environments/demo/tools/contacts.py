@@ -7,9 +7,16 @@ from typing import Any
 from silo_gym import ToolError, kit
 
 from ..state import State, full_name, next_id
-from .contract import C, actor_prop, paginate_ids, schema
-from .helpers import actor, audit, contact_summary, require_account, require_contact
-from .index import linked_ids, ordered_ids, relinked
+from .contract import C, actor_prop, schema
+from .helpers import (
+    CONTACTS,
+    actor,
+    audit,
+    contact_summary,
+    require_account,
+    require_contact,
+)
+from .index import linked_ids, relinked
 
 
 def _demote_primary(state: State, account_id: str) -> None:
@@ -18,76 +25,50 @@ def _demote_primary(state: State, account_id: str) -> None:
         contacts[contact_id]["isPrimary"] = False
 
 
-def _list_contacts(state: State, args: dict[str, Any]) -> Any:
-    account_id = C.read_optional_string(args, "accountId")
-    primary_only = C.read_boolean(args, "primaryOnly", False)
-    contacts = state["contacts"]
-    ids = ordered_ids(contacts) if account_id is None else sorted(linked_ids(contacts, "accountId", account_id))
-    if primary_only:
-        ids = [i for i in ids if contacts[i]["isPrimary"]]
-    return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
-
-
-list_contacts = kit.read_tool(
+list_contacts = kit.list_tool(
     name="list_contacts",
     description=(
         "List contacts (people at customer accounts), sorted by id, one page at a time, optionally "
         "only those of one account or only primary contacts. Each entry gives id, full name, "
         "accountId, accountName, email, phone, title and isPrimary. Read-only."
     ),
-    input_schema=schema(
-        {
-            "accountId": C.string_prop("Only contacts linked to this account id."),
-            "primaryOnly": C.boolean_prop(
-                "When true, only return each account's primary contact.", default=False
-            ),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_contacts,
+    collection=CONTACTS,
+    summary=contact_summary,
+    filters={
+        "accountId": kit.Filter(kit.String("Only contacts linked to this account id."), link="accountId"),
+        "primaryOnly": kit.Filter(
+            kit.Boolean("When true, only return each account's primary contact.", default=False),
+            test=lambda s, contact, v: contact["isPrimary"],
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_contacts(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    contacts = state["contacts"]
-
-    def matches(c: dict[str, Any]) -> bool:
-        return any(
-            value is not None and query in value.lower()
-            for value in (c["id"], full_name(c), c["email"], c["title"])
-        )
-
-    ids = [i for i in ordered_ids(contacts) if matches(contacts[i])]
-    return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
-
-
-search_contacts = kit.read_tool(
+search_contacts = kit.list_tool(
     name="search_contacts",
     description=(
         "Find contacts whose id, full name, email or job title contains the query text "
         "(case-insensitive). Returns a page of contact summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example a surname or a title."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_contacts,
+    collection=CONTACTS,
+    summary=contact_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example a surname or a title.", lambda s, c: (c["id"], full_name(c), c["email"], c["title"])
+    )},
+    contract=C,
 )
 
 
-def _get_contact(state: State, args: dict[str, Any]) -> Any:
-    return contact_summary(state, require_contact(state, C.read_string(args, "contactId")))
-
-
-get_contact = kit.read_tool(
+get_contact = kit.get_tool(
     name="get_contact",
     description="Get one contact by id: full name, account, email, phone, title and whether it is the "
     "account's primary contact. Read-only.",
-    input_schema=schema(
-        {"contactId": C.string_prop("The contact's id, for example CON-001.")}, required=["contactId"]
-    ),
-    run=_get_contact,
+    collection=CONTACTS,
+    id_key="contactId",
+    id_description="The contact's id, for example CON-001.",
+    show=contact_summary,
+    contract=C,
 )
 
 

@@ -7,8 +7,9 @@ from typing import Any
 from silo_gym import ToolError, kit
 
 from ..state import State, first_open_stage, full_name, money, next_id
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    LEADS,
     account_summary,
     actor,
     assert_assignable,
@@ -20,7 +21,7 @@ from .helpers import (
     require_lead,
     require_stage,
 )
-from .index import linked_ids, ordered_ids, relinked
+from .index import relinked
 
 STATUSES = ("new", "working", "qualified", "disqualified", "converted")
 SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
@@ -39,22 +40,7 @@ def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     return stage
 
 
-def _list_leads(state: State, args: dict[str, Any]) -> Any:
-    status = C.read_optional_enum(args, "status", STATUSES)
-    owner_id = C.read_optional_string(args, "ownerId")
-    source = C.read_optional_enum(args, "source", SOURCES)
-    leads = state["leads"]
-    ids = ordered_ids(leads) if owner_id is None else sorted(linked_ids(leads, "ownerId", owner_id))
-    if status is not None or source is not None:
-        ids = [
-            i
-            for i in ids
-            if (status is None or leads[i]["status"] == status) and (source is None or leads[i]["source"] == source)
-        ]
-    return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
-
-
-list_leads = kit.read_tool(
+list_leads = kit.list_tool(
     name="list_leads",
     description=(
         "List sales leads (prospective customers not yet converted into accounts), sorted by id, one "
@@ -63,55 +49,41 @@ list_leads = kit.read_tool(
         "creation), lastContactedDate, any disqualify reason and, once converted, the ids of the "
         "account, contact and opportunity it became. Read-only."
     ),
-    input_schema=schema(
-        {
-            "status": C.enum_prop(STATUSES, "Only leads in this status."),
-            "ownerId": C.string_prop("Only leads owned by this user id."),
-            "source": C.enum_prop(SOURCES, "Only leads that came from this source."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_leads,
+    collection=LEADS,
+    summary=lead_summary,
+    filters={
+        "status": kit.Filter(kit.Enum(STATUSES, "Only leads in this status."), field="status"),
+        "ownerId": kit.Filter(kit.String("Only leads owned by this user id."), link="ownerId"),
+        "source": kit.Filter(kit.Enum(SOURCES, "Only leads that came from this source."), field="source"),
+    },
+    contract=C,
 )
 
 
-def _search_leads(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    leads = state["leads"]
-
-    def matches(lead: dict[str, Any]) -> bool:
-        return any(
-            value is not None and query in value.lower()
-            for value in (lead["id"], full_name(lead), lead["company"], lead["email"])
-        )
-
-    ids = [i for i in ordered_ids(leads) if matches(leads[i])]
-    return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
-
-
-search_leads = kit.read_tool(
+search_leads = kit.list_tool(
     name="search_leads",
     description=(
         "Find leads whose id, full name, company or email contains the query text "
         "(case-insensitive). Returns a page of lead summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example a company or person name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_leads,
+    collection=LEADS,
+    summary=lead_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example a company or person name.",
+        lambda s, lead: (lead["id"], full_name(lead), lead["company"], lead["email"]),
+    )},
+    contract=C,
 )
 
 
-def _get_lead(state: State, args: dict[str, Any]) -> Any:
-    return lead_summary(state, require_lead(state, C.read_string(args, "leadId")))
-
-
-get_lead = kit.read_tool(
+get_lead = kit.get_tool(
     name="get_lead",
     description="Get one lead by id, with its status, owner, age in days and conversion links. Read-only.",
-    input_schema=schema({"leadId": C.string_prop("The lead's id, for example LEAD-001.")}, required=["leadId"]),
-    run=_get_lead,
+    collection=LEADS,
+    id_key="leadId",
+    id_description="The lead's id, for example LEAD-001.",
+    show=lead_summary,
+    contract=C,
 )
 
 

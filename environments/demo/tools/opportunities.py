@@ -17,8 +17,10 @@ from ..state import (
     stages_in_order,
     won_stage,
 )
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
+    OPPORTUNITIES,
     activity_summary,
     actor,
     assert_assignable,
@@ -31,7 +33,7 @@ from .helpers import (
     require_stage,
     stage_summary,
 )
-from .index import linked_ids, ordered_ids, relinked
+from .index import linked_ids, relinked
 from .leads import opening_stage
 
 OPP_STATUSES = ("open", "won", "lost")
@@ -53,33 +55,7 @@ list_stages = kit.read_tool(
 )
 
 
-def _list_opportunities(state: State, args: dict[str, Any]) -> Any:
-    owner_id = C.read_optional_string(args, "ownerId")
-    account_id = C.read_optional_string(args, "accountId")
-    stage_id = C.read_optional_string(args, "stageId")
-    status = C.read_optional_enum(args, "status", OPP_STATUSES)
-    stale_only = C.read_boolean(args, "staleOnly", False)
-    opportunities = state["opportunities"]
-    if account_id is not None:
-        ids = sorted(linked_ids(opportunities, "accountId", account_id))
-    elif owner_id is not None:
-        ids = sorted(linked_ids(opportunities, "ownerId", owner_id))
-    else:
-        ids = ordered_ids(opportunities)
-    if owner_id is not None or account_id is not None or stage_id is not None or status is not None or stale_only:
-        ids = [
-            i
-            for i in ids
-            if (owner_id is None or opportunities[i]["ownerId"] == owner_id)
-            and (account_id is None or opportunities[i]["accountId"] == account_id)
-            and (stage_id is None or opportunities[i]["stageId"] == stage_id)
-            and (status is None or opportunities[i]["status"] == status)
-            and (not stale_only or is_stale(state, opportunities[i], STALE_STAGE_DAYS))
-        ]
-    return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
-
-
-list_opportunities = kit.read_tool(
+list_opportunities = kit.list_tool(
     name="list_opportunities",
     description=(
         "List opportunities (deals), sorted by id, one page at a time, filtered by any of owner, "
@@ -88,47 +64,35 @@ list_opportunities = kit.read_tool(
         "pastDue, status and close details. staleOnly keeps open deals that have sat in their "
         "current stage for more than 30 days. Read-only."
     ),
-    input_schema=schema(
-        {
-            "ownerId": C.string_prop("Only deals owned by this user id."),
-            "accountId": C.string_prop("Only deals on this account id."),
-            "stageId": C.string_prop("Only deals currently in this stage id."),
-            "status": C.enum_prop(OPP_STATUSES, "Only deals with this status."),
-            "staleOnly": C.boolean_prop(
-                "When true, only open deals that have been in their stage for more than 30 days.",
-                default=False,
-            ),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_opportunities,
+    collection=OPPORTUNITIES,
+    summary=opportunity_summary,
+    filters={
+        "ownerId": kit.Filter(kit.String("Only deals owned by this user id."), link="ownerId"),
+        "accountId": kit.Filter(kit.String("Only deals on this account id."), link="accountId"),
+        "stageId": kit.Filter(kit.String("Only deals currently in this stage id."), field="stageId"),
+        "status": kit.Filter(kit.Enum(OPP_STATUSES, "Only deals with this status."), field="status"),
+        "staleOnly": kit.Filter(
+            kit.Boolean("When true, only open deals that have been in their stage for more than 30 days.", default=False),
+            test=lambda state, opp, v: is_stale(state, opp, STALE_STAGE_DAYS),
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_opportunities(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    accounts, opportunities = state["accounts"], state["opportunities"]
-
-    def matches(o: dict[str, Any]) -> bool:
-        account = accounts.get(o["accountId"])
-        account_name = None if account is None else account["name"]
-        return any(value is not None and query in value.lower() for value in (o["id"], o["name"], account_name))
-
-    ids = [i for i in ordered_ids(opportunities) if matches(opportunities[i])]
-    return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
-
-
-search_opportunities = kit.read_tool(
+search_opportunities = kit.list_tool(
     name="search_opportunities",
     description=(
         "Find opportunities whose id, name or account name contains the query text "
         "(case-insensitive). Returns a page of opportunity summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example a company or deal name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_opportunities,
+    collection=OPPORTUNITIES,
+    summary=opportunity_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example a company or deal name.",
+        lambda state, o: (o["id"], o["name"], ACCOUNTS.field_of(state, o["accountId"])),
+    )},
+    contract=C,
 )
 
 
