@@ -16,7 +16,7 @@ from ..state import (
     next_id,
     work_items_for_assignee,
 )
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
     actor,
     assert_assignable,
@@ -37,25 +37,7 @@ Args = dict[str, Any]
 # Members
 
 
-def _list_members(state: State, args: Args) -> Any:
-    role = C.read_optional_enum(args, "role", ROLES)
-    team_id = C.read_optional_string(args, "teamId")
-    active_only = C.read_boolean(args, "activeOnly")
-    over_only = C.read_boolean(args, "overCapacityOnly")
-    members = state["members"]
-    ids = MEMBERS.ids_where(state, {"teamId": team_id})
-    if role is not None or active_only or over_only:
-        ids = [
-            k
-            for k in ids
-            if (role is None or members[k]["role"] == role)
-            and (not active_only or members[k]["active"])
-            and (not over_only or load_for(state, k) > members[k]["weeklyCapacityPoints"])
-        ]
-    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
-
-
-list_members = kit.read_tool(
+list_members = kit.list_tool(
     name="list_members",
     description=(
         "List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, "
@@ -64,41 +46,33 @@ list_members = kit.read_tool(
         "when over-committed), overCapacity and active. Deactivated members have left: they cannot "
         "act or take new work. Read-only."
     ),
-    input_schema=schema(
-        {
-            "role": C.enum_prop(ROLES, "Only members with this role."),
-            "teamId": C.string_prop("Only members of this team id (for example TEAM-001)."),
-            "activeOnly": C.boolean_prop("When true, leave out deactivated members."),
-            "overCapacityOnly": C.boolean_prop(
-                "When true, only members whose assigned points exceed their weekly capacity."
-            ),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_members,
+    collection=MEMBERS,
+    summary=member_summary,
+    filters={
+        "role": kit.Filter(kit.Enum(ROLES, "Only members with this role."), field="role"),
+        "teamId": kit.Filter(kit.String("Only members of this team id (for example TEAM-001)."), link="teamId"),
+        "activeOnly": kit.Filter(kit.Boolean("When true, leave out deactivated members."), field="active"),
+        "overCapacityOnly": kit.Filter(
+            kit.Boolean("When true, only members whose assigned points exceed their weekly capacity."),
+            test=lambda state, m, v: load_for(state, m["id"]) > m["weeklyCapacityPoints"],
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_members(state: State, args: Args) -> Any:
-    query = C.read_string(args, "query").lower()
-    members = state["members"]
-    ids = MEMBERS.select(
-        state, lambda m: any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
-    )
-    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
-
-
-search_members = kit.read_tool(
+search_members = kit.list_tool(
     name="search_members",
     description=(
         "Find members whose id, name or email contains the query text (case-insensitive). Returns a "
         "page of member entries, as list_members gives them, sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example part of a person's name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_members,
+    collection=MEMBERS,
+    summary=member_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example part of a person's name.", lambda s, m: (m["id"], m["name"], m["email"])
+    )},
+    contract=C,
 )
 
 
@@ -274,18 +248,11 @@ reactivate_member = kit.write_tool(
 # Teams
 
 
-def _list_teams(state: State, args: Args) -> Any:
-    return paginate_ids(TEAMS.ids(state), state["teams"], args, lambda t: team_summary(state, t))
-
-
-list_teams = kit.read_tool(
-    name="list_teams",
-    description=(
+list_teams = kit.list_tool(
+    name="list_teams", description=(
         "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
         "and memberCount (members of every status). Read-only."
-    ),
-    input_schema=schema({**C.paging_props()}),
-    run=_list_teams,
+    ), collection=TEAMS, summary=team_summary, contract=C
 )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from silo_gym import ToolError, kit
 
 from ..state import PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
     actor,
     assert_assignable,
@@ -27,57 +27,35 @@ OPEN_PROJECT_STATUSES = ("active", "on_hold")
 Args = dict[str, Any]
 
 
-def _list_projects(state: State, args: Args) -> Any:
-    status = C.read_optional_enum(args, "status", PROJECT_STATUSES)
-    lead_id = C.read_optional_string(args, "leadId")
-    ids = PROJECTS.ids(state)
-    if status is not None or lead_id is not None:
-        projects = state["projects"]
-        ids = [
-            k
-            for k in ids
-            if (status is None or projects[k]["status"] == status) and (lead_id is None or projects[k]["leadId"] == lead_id)
-        ]
-    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
-
-
-list_projects = kit.read_tool(
+list_projects = kit.list_tool(
     name="list_projects",
     description=(
         "List projects, sorted by id, one page at a time, optionally by status or lead. Each entry "
         "gives id, name, key (a short code such as ATL), status, lead, start and target dates, "
         "workItemCount, openWorkItemCount and openPoints (estimate points not yet done). Read-only."
     ),
-    input_schema=schema(
-        {
-            "status": C.enum_prop(PROJECT_STATUSES, "Only projects with this status."),
-            "leadId": C.string_prop("Only projects led by this member id."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_projects,
+    collection=PROJECTS,
+    summary=project_summary,
+    filters={
+        "status": kit.Filter(kit.Enum(PROJECT_STATUSES, "Only projects with this status."), field="status"),
+        "leadId": kit.Filter(kit.String("Only projects led by this member id."), field="leadId"),
+    },
+    contract=C,
 )
 
 
-def _search_projects(state: State, args: Args) -> Any:
-    query = C.read_string(args, "query").lower()
-    ids = PROJECTS.select(
-        state, lambda p: any(v is not None and query in v.lower() for v in (p["id"], p["name"], p["key"]))
-    )
-    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
-
-
-search_projects = kit.read_tool(
+search_projects = kit.list_tool(
     name="search_projects",
     description=(
         "Find projects whose id, name or key contains the query text (case-insensitive). Returns a "
         "page of project entries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for: part of a project name, or its key."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_projects,
+    collection=PROJECTS,
+    summary=project_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for: part of a project name, or its key.", lambda s, p: (p["id"], p["name"], p["key"])
+    )},
+    contract=C,
 )
 
 

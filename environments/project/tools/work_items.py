@@ -18,7 +18,7 @@ from ..state import (
     time_logs_for_work_item,
     workflow_states_in_order,
 )
-from .contract import C, actor_prop, paginate_ids, schema, state_id_prop
+from .contract import C, actor_prop, schema, state_id_prop
 from .helpers import (
     actor,
     assert_assignable,
@@ -65,37 +65,7 @@ list_workflow_states = kit.read_tool(
 )
 
 
-def _list_work_items(state: State, args: Args) -> Any:
-    project_id = C.read_optional_string(args, "projectId")
-    sprint_id = C.read_optional_string(args, "sprintId")
-    assignee_id = C.read_optional_string(args, "assigneeId")
-    unassigned = C.read_boolean(args, "unassigned")
-    status = C.read_optional_string(args, "status")
-    type_ = C.read_optional_enum(args, "type", TYPES)
-    priority = C.read_optional_enum(args, "priority", PRIORITIES)
-    open_only = C.read_boolean(args, "openOnly")
-    blocked_only = C.read_boolean(args, "blockedOnly")
-    overdue_only = C.read_boolean(args, "overdueOnly")
-    ids = WORK_ITEMS.ids_where(
-        state, {"projectId": project_id, "sprintId": sprint_id, "assigneeId": assignee_id}
-    )
-    if unassigned or open_only or blocked_only or overdue_only or status or type_ or priority:
-        items = state["workItems"]
-        ids = [
-            k
-            for k in ids
-            if (not unassigned or items[k]["assigneeId"] is None)
-            and (status is None or items[k]["status"] == status)
-            and (type_ is None or items[k]["type"] == type_)
-            and (priority is None or items[k]["priority"] == priority)
-            and (not open_only or not is_done(state, items[k]))
-            and (not blocked_only or is_blocked(state, items[k]))
-            and (not overdue_only or is_overdue(state, items[k]))
-        ]
-    return paginate_ids(ids, state["workItems"], args, lambda i: work_item_summary(state, i))
-
-
-list_work_items = kit.read_tool(
+list_work_items = kit.list_tool(
     name="list_work_items",
     description=(
         "List work items, sorted by id, one page at a time; every filter given must hold (none of "
@@ -105,43 +75,46 @@ list_work_items = kit.read_tool(
         "blocked and unresolvedDependencies (dependencies that are not done yet) and commentCount. "
         "Use total for counts; use a larger limit or offset to see more than one page. Read-only."
     ),
-    input_schema=schema(
-        {
-            "projectId": C.string_prop("Only items of this project id."),
-            "sprintId": C.string_prop("Only items in this sprint id."),
-            "assigneeId": C.string_prop("Only items assigned to this member id."),
-            "unassigned": C.boolean_prop("When true, only items nobody is assigned to."),
-            "status": state_id_prop("Only items in this workflow state id (see list_workflow_states)."),
-            "type": C.enum_prop(TYPES, "Only items of this type."),
-            "priority": C.enum_prop(PRIORITIES, "Only items with this priority."),
-            "openOnly": C.boolean_prop("When true, only items that are not done."),
-            "blockedOnly": C.boolean_prop("When true, only items waiting on an unfinished dependency."),
-            "overdueOnly": C.boolean_prop("When true, only unfinished items whose due date has passed."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_work_items,
+    collection=WORK_ITEMS,
+    summary=work_item_summary,
+    filters={
+        "projectId": kit.Filter(kit.String("Only items of this project id."), link="projectId"),
+        "sprintId": kit.Filter(kit.String("Only items in this sprint id."), link="sprintId"),
+        "assigneeId": kit.Filter(kit.String("Only items assigned to this member id."), link="assigneeId"),
+        "unassigned": kit.Filter(
+            kit.Boolean("When true, only items nobody is assigned to."), test=lambda s, i, v: i["assigneeId"] is None
+        ),
+        "status": kit.Filter(kit.String("Only items in this workflow state id (see list_workflow_states)."), field="status"),
+        "type": kit.Filter(kit.Enum(TYPES, "Only items of this type."), field="type"),
+        "priority": kit.Filter(kit.Enum(PRIORITIES, "Only items with this priority."), field="priority"),
+        "openOnly": kit.Filter(
+            kit.Boolean("When true, only items that are not done."), test=lambda state, i, v: not is_done(state, i)
+        ),
+        "blockedOnly": kit.Filter(
+            kit.Boolean("When true, only items waiting on an unfinished dependency."),
+            test=lambda state, i, v: is_blocked(state, i),
+        ),
+        "overdueOnly": kit.Filter(
+            kit.Boolean("When true, only unfinished items whose due date has passed."),
+            test=lambda state, i, v: is_overdue(state, i),
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_work_items(state: State, args: Args) -> Any:
-    query = C.read_string(args, "query").lower()
-    items = state["workItems"]
-    ids = [k for k in WORK_ITEMS.ids(state) if query in k.lower() or query in items[k]["title"].lower()]
-    return paginate_ids(ids, items, args, lambda i: work_item_summary(state, i))
-
-
-search_work_items = kit.read_tool(
+search_work_items = kit.list_tool(
     name="search_work_items",
     description=(
         "Find work items whose id or title contains the query text (case-insensitive). Returns a "
         "page of work item entries, as list_work_items gives them, sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example words of a title."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_work_items,
+    collection=WORK_ITEMS,
+    summary=work_item_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example words of a title.", lambda s, item: (item["id"], item["title"])
+    )},
+    contract=C,
 )
 
 
