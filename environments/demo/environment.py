@@ -18,9 +18,8 @@ __all__ = ["SIMULATION_NOW", "create_state"]
 #: The simulated "today". No tool moves it.
 SIMULATION_NOW = "2026-03-16"
 
-SEED = kit.SeedWorld(
-    Path(__file__).resolve().parent / "data",
-    SIMULATION_NOW,
+create_state = kit.StateMaker.from_data(
+    Path(__file__).resolve().parent / "data", SIMULATION_NOW,
     ("users", "accounts", "contacts", "leads", "opportunities", "activities", "stages"),
+    ".variants:build_variant", package=__package__,
 )
-create_state = kit.StateMaker(SEED, ".variants:build_variant", package=__package__)

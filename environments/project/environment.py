@@ -19,12 +19,9 @@ __all__ = ["SIMULATION_NOW", "create_state"]
 #: The simulated "today" (a date-only string). No tool moves it.
 SIMULATION_NOW = "2026-03-16"
 
-SEED = kit.SeedWorld(
-    Path(__file__).resolve().parent / "data",
-    SIMULATION_NOW,
+create_state = kit.StateMaker.from_data(
+    Path(__file__).resolve().parent / "data", SIMULATION_NOW,
     ("projects", "workItems", "sprints", "members", "teams", "workflowStates", "timeLogs"),
-)
-create_state = kit.StateMaker(
-    SEED, ".variants:generate", package=__package__, cache=32,
+    ".variants:generate", package=__package__, cache=32,
     refuse="variant must be None or an int >= 0, got {variant!r}.",
-)  # fmt: skip
+)

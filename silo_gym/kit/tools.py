@@ -43,6 +43,7 @@ __all__ = [
     "KitTool",
     "access_of",
     "camel_case",
+    "catalog_tool",
     "clock_tool",
     "get_tool",
     "kit_tool",
@@ -420,6 +421,32 @@ def get_tool(
 
     input_schema = params_schema({id_key: String(id_description, required=True)}, contract)
     return kit_tool(name=name, description=description, input_schema=input_schema, run=run, access=READ)
+
+
+@dataclass(frozen=True)
+class _Catalog:
+    collection: Collection
+    summary: Callable[[Any, dict[str, Any]], Any]
+    order: Callable[[dict[str, Any]], Any]
+
+    def __call__(self, state: Any, args: Args) -> Any:
+        records = sorted(self.collection.records(state).values(), key=self.order)
+        return {"results": [self.summary(state, r) for r in records]}
+
+
+def catalog_tool(
+    *,
+    name: str,
+    description: str,
+    collection: Collection,
+    summary: Callable[[Any, dict[str, Any]], Any],
+    order: Callable[[dict[str, Any]], Any] = lambda record: record["order"],
+) -> KitTool:
+    """A read tool without inputs listing a small fixed collection (pipeline stages, workflow
+    states) as ``{"results": [summary(state, record)...]}``, sorted by ``order(record)`` (stable:
+    ties keep the collection's order; by default the records' ``order`` field)."""
+    run = _Catalog(collection, summary, order)
+    return kit_tool(name=name, description=description, input_schema=schema({}), run=run, access=READ)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """A world's module-level plumbing, written once: ``create_state`` (the canonical seed or a
 generated variant, optionally cached), ``bind_tools`` and the proof that read tools do not write.
 
-A world's ``environment.py`` declares ``create_state = kit.StateMaker(seed, ".variants:generate",
-package=__package__)``; its ``__init__.py`` exports ``bind_tools = kit.binder(tools)``.
+A world's ``environment.py`` declares ``create_state = kit.StateMaker.from_data(data_dir, now,
+collections, ".variants:generate", package=__package__)``; its ``__init__.py`` exports ``bind_tools = kit.binder(tools)``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import importlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -51,6 +52,13 @@ class StateMaker:
         self._generate: Callable[[int], State] | None = None
         self._kept: OrderedDict[int, bytes] = OrderedDict()
         self._lock = threading.Lock()
+
+    @classmethod
+    def from_data(
+        cls, data_dir: Path, now: str, collections: Sequence[str], generator: str, **options: Any
+    ) -> StateMaker:
+        """``StateMaker(SeedWorld(data_dir, now, collections), generator, **options)``."""
+        return cls(SeedWorld(data_dir, now, collections), generator, **options)
 
     def generate(self, variant: int) -> State:
         """The generator's world for ``variant`` (imported on first use; not cached)."""

@@ -109,3 +109,47 @@ def test_read_only_breaches_finds_a_read_tool_that_writes(tmp_path: Path):
     assert answered == {"leaky"}
     missing = kit.read_only_breaches([GET], state, lambda tool: [{"bookId": "BK-404"}])
     assert missing == ([], set())  # an error answer changes nothing and is not counted as answered
+
+
+def test_state_maker_from_data_is_a_state_maker_over_a_seed(tmp_path: Path):
+    _seed(tmp_path)
+    make = kit.StateMaker.from_data(tmp_path / "data", "2026-01-01", ("books",), "json:loads", package=None)
+    assert make()["books"]["BK-002"] == {"id": "BK-002", "title": "B"} and make("[1]") == [1]  # type: ignore[arg-type]
+
+
+NOTES = kit.Collection("notes", "N", "Note", links=("bookId", "authorId"))
+
+
+def _notes():
+    notes = {}
+    for n in range(1, 31):
+        notes[f"N-{n:03d}"] = {"id": f"N-{n:03d}", "bookId": f"BK-{n % 3}", "authorId": f"AU-{n % 4}",
+                               "text": f"note {n}" + (" urgent" if n % 5 == 0 else ""), "order": 30 - n}
+    return {"notes": dict(reversed(list(notes.items())))}  # stored out of id order
+
+
+def test_search_filter_and_several_links_match_a_plain_filter():
+    world = _notes()
+    tool = kit.list_tool(name="l", description="", collection=NOTES, summary=lambda s, r: r["id"], filters={
+        "bookId": kit.Filter(kit.String("b"), link="bookId"),
+        "authorId": kit.Filter(kit.String("a"), link="authorId"),
+        "query": kit.search_filter("q", lambda s, r: (r["text"], None)),
+    })
+    assert tool.input_schema["required"] == ["query"]
+    for args in ({"query": "URGENT"}, {"query": "note 1", "bookId": "BK-1"},
+                 {"query": "note", "bookId": "BK-2", "authorId": "AU-1", "limit": 2, "offset": 1}):
+        want = sorted(i for i, r in world["notes"].items()
+                      if args["query"].lower() in r["text"] and all(r[k] == args[k] for k in ("bookId", "authorId") if k in args))
+        page = tool.run(world, args)
+        offset, limit = args.get("offset", 0), args.get("limit", 50)
+        assert (page["total"], page["results"]) == (len(want), want[offset:offset + limit]), args
+
+
+def test_catalog_tool_lists_in_order_stably():
+    world = {"notes": {"N-1": {"id": "N-1", "order": 2}, "N-2": {"id": "N-2", "order": 1}, "N-3": {"id": "N-3", "order": 2}}}
+    tool = kit.catalog_tool(name="c", description="d", collection=NOTES, summary=lambda s, r: r["id"])
+    assert tool.access == "read" and tool.input_schema["properties"] == {}
+    assert tool.run(world, {}) == {"results": ["N-2", "N-1", "N-3"]}
+    by_id = kit.catalog_tool(name="c", description="d", collection=NOTES, summary=lambda s, r: r["order"],
+                             order=lambda r: r["id"])
+    assert by_id.run(world, {}) == {"results": [2, 1, 2]}

@@ -109,15 +109,7 @@ def audit(state: State, actor_user: Record, action: str, entity_type: str, entit
 
 
 def user_summary(user: Record) -> Record:
-    return {
-        "id": user["id"],
-        "name": user["name"],
-        "email": user["email"],
-        "role": user["role"],
-        "managerId": user["managerId"],
-        "quota": user["quota"],
-        "active": user["active"],
-    }
+    return kit.pick(user, ("id", "name", "email", "role", "managerId", "quota", "active"))
 
 
 def account_summary(state: State, account: Record) -> Record:
@@ -210,10 +202,4 @@ def activity_summary(state: State, activity: Record) -> Record:
 
 
 def stage_summary(stage: Record) -> Record:
-    return {
-        "id": stage["id"],
-        "name": stage["name"],
-        "order": stage["order"],
-        "probability": stage["probability"],
-        "isClosed": stage["isClosed"],
-    }
+    return kit.pick(stage, ("id", "name", "order", "probability", "isClosed"))

@@ -14,13 +14,13 @@ from ..state import (
     money,
     next_id,
     next_stage,
-    stages_in_order,
     won_stage,
 )
 from .contract import C, actor_prop, schema
 from .helpers import (
     ACCOUNTS,
     OPPORTUNITIES,
+    STAGES,
     activity_summary,
     actor,
     assert_assignable,
@@ -39,19 +39,12 @@ from .leads import opening_stage
 OPP_STATUSES = ("open", "won", "lost")
 
 
-def _list_stages(state: State, args: dict[str, Any]) -> Any:
-    return {"results": [stage_summary(s) for s in stages_in_order(state)]}
-
-
-list_stages = kit.read_tool(
-    name="list_stages",
-    description=(
+list_stages = kit.catalog_tool(
+    name="list_stages", description=(
         "List the pipeline stages in order, each with its id, name, order, win probability "
         "(percent) and whether it is a closed stage (Closed Won / Closed Lost). An open "
         "opportunity's probability comes from its stage. Read-only."
-    ),
-    input_schema=schema({}),
-    run=_list_stages,
+    ), collection=STAGES, summary=lambda state, stage: stage_summary(stage)
 )
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo_gym import check, define_verifier, optional
-from silo_gym.kit import show
 
 from ..scenario import task_parameters
+from .shared import show
 
 LEAD_ID = "LEAD-004"
 

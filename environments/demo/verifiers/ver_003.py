@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from silo_gym import check, define_verifier, optional
-from silo_gym.kit import show
 
 from ..scenario import task_parameters
 from ..state import won_stage
+from .shared import show
 
 OPP_ID = "OPP-007"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from silo_gym import check, define_verifier, optional
-from silo_gym.kit import final_number, show, states_number, untouched
 
 from ..scenario import task_parameters
 from ..state import sum_money, weighted_amount
+from .shared import final_number, show, states_number, untouched
 
 
 def expected_weighted_pipeline(state: Any, closing_on_or_before: str | None = None) -> float:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from silo_gym import check, define_verifier, optional
-from silo_gym.kit import mentions, numbers_in, show, states_number, untouched
 
 from ..scenario import task_parameters
 from ..state import STALE_STAGE_DAYS, is_stale
+from .shared import mentions, numbers_in, show, states_number, untouched
 
 
 def stale_counts(state: Any, threshold_days: int = STALE_STAGE_DAYS) -> list[tuple[str, int]]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from silo_gym import check, define_verifier, optional
-from silo_gym.kit import mentions, numbers_in, show, states_number, untouched
 
 from ..state import quota_attainment_percent, won_amounts
+from .shared import mentions, numbers_in, show, states_number, untouched
 
 
 def attainment_ranking(state: Any) -> list[tuple[float, str, str]]:

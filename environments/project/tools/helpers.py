@@ -234,13 +234,7 @@ def work_item_summary(state: State, item: Record) -> Record:
 
 
 def workflow_state_summary(wfs: Record) -> Record:
-    return {
-        "id": wfs["id"],
-        "name": wfs["name"],
-        "order": wfs["order"],
-        "isDone": wfs["isDone"],
-        "isBlockedState": wfs["isBlockedState"],
-    }
+    return kit.pick(wfs, ("id", "name", "order", "isDone", "isBlockedState"))
 
 
 def time_log_summary(state: State, log: Record) -> Record:

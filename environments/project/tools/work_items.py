@@ -9,6 +9,7 @@ from silo_gym import ToolError, kit
 
 from ..state import (
     WORK_ITEMS,
+    WORKFLOW_STATES,
     State,
     hours_on_work_item,
     is_blocked,
@@ -49,19 +50,15 @@ def _updated(state: State, item: dict[str, Any]) -> dict[str, Any]:
 # Reading
 
 
-def _list_workflow_states(state: State, args: Args) -> Any:
-    return {"results": [workflow_state_summary(s) for s in workflow_states_in_order(state)]}
-
-
-list_workflow_states = kit.read_tool(
+list_workflow_states = kit.catalog_tool(
     name="list_workflow_states",
     description=(
         "List the workflow states a work item moves through, in workflow order, each with its id, "
         "name, order, isDone (a done state finishes the item) and isBlockedState (informational "
         "only). Work items store the state's id in their status field. Read-only."
     ),
-    input_schema=schema({}),
-    run=_list_workflow_states,
+    collection=WORKFLOW_STATES,
+    summary=lambda state, wfs: workflow_state_summary(wfs),
 )
 
 
