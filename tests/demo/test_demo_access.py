@@ -89,3 +89,19 @@ def test_a_read_tool_that_writes_is_caught(demo):
     tool = kit.read_tool(name="list_users", description="", input_schema=listed.input_schema, run=leaky)
     breaches, _ = kit.read_only_breaches([tool], state, lambda t: [{}])
     assert breaches == ["list_users({})"]
+
+
+@pytest.mark.parametrize("variant", [None, 0, 1, 2, 3])
+def test_every_record_has_its_collections_declared_fields_in_order(demo, variant):
+    import importlib
+
+    world = importlib.import_module(demo.__name__ + ".tools.helpers").WORLD
+    state = demo.create_state(variant)
+    assert world.keys() == ["users", "accounts", "contacts", "leads", "opportunities", "stages", "activities"]
+    assert all(world[key].fields for key in world.keys())
+    assert [p for key in world.keys() for p in world[key].shape_problems(state)] == []
+    state["users"]["USR-001"]["extra"] = 1
+    assert world["users"].shape_problems(state) == [
+        "users[USR-001] has the fields ['id', 'name', 'email', 'role', 'managerId', 'quota', 'active', 'extra'], "
+        "not ['id', 'name', 'email', 'role', 'managerId', 'quota', 'active']."
+    ]

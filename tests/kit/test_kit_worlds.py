@@ -153,3 +153,10 @@ def test_catalog_tool_lists_in_order_stably():
     by_id = kit.catalog_tool(name="c", description="d", collection=NOTES, summary=lambda s, r: r["order"],
                              order=lambda r: r["id"])
     assert by_id.run(world, {}) == {"results": [2, 1, 2]}
+
+
+def test_declared_fields_and_shape_problems():
+    shaped = kit.Collection("books", "BK", "Book", fields=("id", "title"))
+    world = {"books": {"BK-1": {"id": "BK-1", "title": "A"}, "BK-2": {"title": "B", "id": "BK-2"}}}
+    assert shaped.fields == ("id", "title") and BOOKS.fields == () and BOOKS.shape_problems(world) == []
+    assert shaped.shape_problems(world) == ["books[BK-2] has the fields ['title', 'id'], not ['id', 'title']."]

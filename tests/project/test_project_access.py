@@ -90,3 +90,14 @@ def test_a_read_tool_that_writes_is_caught(project):
     tool = kit.read_tool(name="list_members", description="", input_schema=listed.input_schema, run=leaky)
     breaches, _ = kit.read_only_breaches([tool], state, lambda t: [{}])
     assert breaches == ["list_members({})"]
+
+
+@pytest.mark.parametrize("variant", [None, 0, 1, 2, 3])
+def test_every_record_has_its_collections_declared_fields_in_order(project, variant):
+    import importlib
+
+    world = importlib.import_module(project.__name__ + ".state").WORLD
+    state = project.create_state(variant)
+    assert world.keys() == ["projects", "workItems", "sprints", "members", "teams", "workflowStates", "timeLogs"]
+    assert all(world[key].fields for key in world.keys())
+    assert [p for key in world.keys() for p in world[key].shape_problems(state)] == []

@@ -234,7 +234,7 @@ def work_item_summary(state: State, item: Record) -> Record:
 
 
 def workflow_state_summary(wfs: Record) -> Record:
-    return kit.pick(wfs, ("id", "name", "order", "isDone", "isBlockedState"))
+    return kit.pick(wfs, WORKFLOW_STATES.fields)
 
 
 def time_log_summary(state: State, log: Record) -> Record:
