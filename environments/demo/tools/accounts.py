@@ -16,7 +16,6 @@ from .helpers import (
     audit,
     contact_summary,
     opportunity_summary,
-    require_account,
 )
 from .index import linked_ids, relinked
 
@@ -61,7 +60,7 @@ search_accounts = kit.list_tool(
 
 
 def _get_account(state: State, args: dict[str, Any]) -> Any:
-    account = require_account(state, C.read_string(args, "accountId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     out = account_summary(state, account)
     contacts, opportunities = state["contacts"], state["opportunities"]
     out["contacts"] = [
@@ -130,7 +129,7 @@ create_account = kit.write_tool(
 
 def _update_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account = require_account(state, C.read_string(args, "accountId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     industry = C.read_optional_string(args, "industry")
     tier = C.read_optional_enum(args, "tier", TIERS)
     website = C.read_optional_string(args, "website")

@@ -14,7 +14,6 @@ from .helpers import (
     actor,
     assert_assignable,
     audit,
-    require_activity,
     require_related,
 )
 
@@ -147,7 +146,7 @@ schedule_followup = kit.write_tool(
 
 def _complete_activity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    activity = require_activity(state, C.read_string(args, "activityId"))
+    activity = ACTIVITIES.require(state, C.read_string(args, "activityId"))
     if activity["completedDate"] is not None:
         raise ToolError(
             "invalid_state",

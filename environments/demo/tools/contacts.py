@@ -9,12 +9,11 @@ from silo_gym import ToolError, kit
 from ..state import State, full_name, next_id
 from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
     CONTACTS,
     actor,
     audit,
     contact_summary,
-    require_account,
-    require_contact,
 )
 from .index import linked_ids, relinked
 
@@ -76,7 +75,7 @@ def _create_contact(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
     account_id = C.read_optional_string(args, "accountId")
     if account_id is not None:
-        require_account(state, account_id)
+        ACCOUNTS.require(state, account_id)
     is_primary = C.read_boolean(args, "isPrimary", False)
     if is_primary and account_id is None:
         raise ToolError("invalid_input", "A primary contact must belong to an account.")
@@ -127,7 +126,7 @@ create_contact = kit.write_tool(
 
 def _update_contact(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    contact = require_contact(state, C.read_string(args, "contactId"))
+    contact = CONTACTS.require(state, C.read_string(args, "contactId"))
     email = C.read_optional_string(args, "email")
     phone = C.read_optional_string(args, "phone")
     title = C.read_optional_string(args, "title")
@@ -163,8 +162,8 @@ update_contact = kit.write_tool(
 
 def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    contact = require_contact(state, C.read_string(args, "contactId"))
-    account = require_account(state, C.read_string(args, "accountId"))
+    contact = CONTACTS.require(state, C.read_string(args, "contactId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     if C.read_boolean(args, "makePrimary", False):
         _demote_primary(state, account["id"])
         contact["isPrimary"] = True

@@ -37,14 +37,7 @@ __all__ = [
     "contact_summary",
     "lead_summary",
     "opportunity_summary",
-    "require_account",
-    "require_activity",
-    "require_contact",
-    "require_lead",
-    "require_opportunity",
     "require_related",
-    "require_stage",
-    "require_user",
     "stage_summary",
     "user_summary",
 ]
@@ -73,13 +66,6 @@ ACTIVITIES = kit.Collection("activities", "ACT", "Activity", links=("ownerId", "
 #: The world's collections (the fields of each record kind, in stored order, are declared here).
 WORLD = kit.World(USERS, ACCOUNTS, CONTACTS, LEADS, OPPORTUNITIES, STAGES, ACTIVITIES)
 
-require_user = USERS.require
-require_account = ACCOUNTS.require
-require_contact = CONTACTS.require
-require_lead = LEADS.require
-require_opportunity = OPPORTUNITIES.require
-require_stage = STAGES.require
-require_activity = ACTIVITIES.require
 
 _RELATED = {"lead": LEADS, "account": ACCOUNTS, "contact": CONTACTS, "opportunity": OPPORTUNITIES}
 

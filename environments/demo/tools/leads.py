@@ -9,7 +9,9 @@ from silo_gym import ToolError, kit
 from ..state import State, first_open_stage, full_name, money, next_id
 from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
     LEADS,
+    STAGES,
     account_summary,
     actor,
     assert_assignable,
@@ -17,9 +19,6 @@ from .helpers import (
     contact_summary,
     lead_summary,
     opportunity_summary,
-    require_account,
-    require_lead,
-    require_stage,
 )
 from .index import relinked
 
@@ -30,7 +29,7 @@ SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call
 def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     """The stage a new opportunity starts in: the given one (which must be open), else the first
     open stage of the pipeline."""
-    stage = require_stage(state, stage_id) if stage_id is not None else first_open_stage(state)
+    stage = STAGES.require(state, stage_id) if stage_id is not None else first_open_stage(state)
     if stage is None:
         raise ToolError("invalid_state", "No open pipeline stage is defined.")
     if stage["isClosed"]:
@@ -142,7 +141,7 @@ create_lead = kit.write_tool(
 
 def _update_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     email = C.read_optional_string(args, "email")
     phone = C.read_optional_string(args, "phone")
     title = C.read_optional_string(args, "title")
@@ -192,7 +191,7 @@ update_lead = kit.write_tool(
 
 def _qualify_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     if lead["status"] not in ("new", "working"):
         raise ToolError(
             "invalid_state",
@@ -219,7 +218,7 @@ qualify_lead = kit.write_tool(
 
 def _disqualify_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     reason = C.read_string(args, "reason")
     if lead["status"] == "converted":
         raise ToolError(
@@ -252,7 +251,7 @@ disqualify_lead = kit.write_tool(
 
 def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     if lead["status"] != "qualified":
         raise ToolError(
             "invalid_state", f"Lead {lead['id']} is {lead['status']}; only a qualified lead can be converted."
@@ -263,7 +262,7 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
 
     # 5. Account: an existing one, or a new one stored right away.
     if account_id is not None:
-        account = require_account(state, account_id)
+        account = ACCOUNTS.require(state, account_id)
     else:
         new_account_id = next_id(state, "ACC")
         account = {

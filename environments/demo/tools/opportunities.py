@@ -19,6 +19,7 @@ from ..state import (
 from .contract import C, actor_prop, schema
 from .helpers import (
     ACCOUNTS,
+    CONTACTS,
     OPPORTUNITIES,
     STAGES,
     activity_summary,
@@ -27,10 +28,6 @@ from .helpers import (
     assert_open,
     audit,
     opportunity_summary,
-    require_account,
-    require_contact,
-    require_opportunity,
-    require_stage,
     stage_summary,
 )
 from .index import linked_ids, relinked
@@ -90,7 +87,7 @@ search_opportunities = kit.list_tool(
 
 
 def _get_opportunity(state: State, args: dict[str, Any]) -> Any:
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     out = opportunity_summary(state, opp)
     out["stale"] = is_stale(state, opp, STALE_STAGE_DAYS)
     activities = state["activities"]
@@ -118,13 +115,13 @@ get_opportunity = kit.read_tool(
 
 def _create_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account = require_account(state, C.read_string(args, "accountId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     stage = opening_stage(state, C.read_optional_string(args, "stageId"))
     primary_contact_id = C.read_optional_string(args, "primaryContactId")
     if primary_contact_id is not None:
-        require_contact(state, primary_contact_id)
+        CONTACTS.require(state, primary_contact_id)
     opp_id = next_id(state, "OPP")
     opp = {
         "id": opp_id,
@@ -183,14 +180,14 @@ create_opportunity = kit.write_tool(
 
 def _update_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     name = C.read_optional_string(args, "name")
     amount = C.read_optional_number(args, "amount", minimum=0)
     expected_close = C.read_optional_date(args, "expectedCloseDate")
     primary_contact_id = C.read_optional_string(args, "primaryContactId")
     if primary_contact_id is not None:
-        require_contact(state, primary_contact_id)
+        CONTACTS.require(state, primary_contact_id)
     if name is not None:
         opp["name"] = name
     if amount is not None:
@@ -237,9 +234,9 @@ def _enter_stage(state: State, acting: Any, opp: Any, stage: Any, tool: str, ver
 
 def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
-    stage = require_stage(state, C.read_string(args, "stageId"))
+    stage = STAGES.require(state, C.read_string(args, "stageId"))
     if stage["isClosed"]:
         raise ToolError(
             "not_allowed",
@@ -270,7 +267,7 @@ set_opportunity_stage = kit.write_tool(
 
 def _advance_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     stage = next_stage(state, opp["stageId"])
     if stage is None:
@@ -297,7 +294,7 @@ advance_opportunity_stage = kit.write_tool(
 
 def _close_opportunity_won(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     stage = won_stage(state)
     if stage is None:
@@ -344,7 +341,7 @@ close_opportunity_won = kit.write_tool(
 
 def _close_opportunity_lost(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     reason = C.read_string(args, "reason")
     stage = lost_stage(state)
@@ -387,7 +384,7 @@ close_opportunity_lost = kit.write_tool(
 
 def _reassign_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     new_owner = assert_assignable(state, C.read_string(args, "newOwnerId"))
     if opp["ownerId"] == new_owner["id"]:

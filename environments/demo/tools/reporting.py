@@ -19,7 +19,7 @@ from ..state import (
     won_amount_for,
 )
 from .contract import C, schema
-from .helpers import require_user
+from .helpers import USERS
 
 
 def _user_name(state: State, user_id: str) -> str | None:
@@ -30,7 +30,7 @@ def _user_name(state: State, user_id: str) -> str | None:
 def _pipeline_summary(state: State, args: dict[str, Any]) -> Any:
     owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
-        require_user(state, owner_id)
+        USERS.require(state, owner_id)
     open_opps = [
         o
         for o in state["opportunities"].values()
@@ -168,7 +168,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
     threshold = C.read_optional_number(args, "thresholdDays", integer=True, minimum=1, default=STALE_STAGE_DAYS)
     owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
-        require_user(state, owner_id)
+        USERS.require(state, owner_id)
     stale = [
         o
         for o in state["opportunities"].values()

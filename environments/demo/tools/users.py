@@ -10,7 +10,6 @@ from ..state import State, open_pipeline_for, quota_attainment_percent, won_amou
 from .contract import C, schema
 from .helpers import (
     USERS,
-    require_user,
     user_summary,
 )
 from .index import linked_ids
@@ -38,7 +37,7 @@ list_users = kit.list_tool(
 
 
 def _get_user(state: State, args: dict[str, Any]) -> Any:
-    user = require_user(state, C.read_string(args, "userId"))
+    user = USERS.require(state, C.read_string(args, "userId"))
     # The helpers read only the opportunities: give them the user's own, in the world's order
     # (so the sums add up in the same order), instead of the whole world.
     opportunities = state["opportunities"]

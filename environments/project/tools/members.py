@@ -22,8 +22,6 @@ from .helpers import (
     assert_assignable,
     audit,
     member_summary,
-    require_member,
-    require_team,
     team_summary,
     work_item_summary,
 )
@@ -77,7 +75,7 @@ search_members = kit.list_tool(
 
 
 def _get_member(state: State, args: Args) -> Any:
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     items = work_items_for_assignee(state, member["id"])
     out = member_summary(state, member)
     out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
@@ -102,7 +100,7 @@ def _create_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
     team_id = C.read_optional_string(args, "teamId")
     if team_id is not None:
-        require_team(state, team_id)
+        TEAMS.require(state, team_id)
     member_id = next_id(state, "MEM")
     name = C.read_string(args, "name")
     email = C.read_string(args, "email")
@@ -148,7 +146,7 @@ create_member = kit.write_tool(
 
 def _update_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     role = C.read_optional_enum(args, "role", ROLES)
     team_id = C.read_optional_string(args, "teamId")
     capacity = C.read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
@@ -157,7 +155,7 @@ def _update_member(state: State, args: Args) -> Any:
     if capacity is not None:
         member["weeklyCapacityPoints"] = capacity
     if team_id is not None:
-        require_team(state, team_id)  # refused after the writes above (§6.6)
+        TEAMS.require(state, team_id)  # refused after the writes above (§6.6)
         MEMBERS.set_link(state, member, "teamId", team_id)
     audit(state, acting, "update_member", "member", member["id"], f"Updated {member['name']}.")
     return {"updated": member_summary(state, member)}
@@ -186,7 +184,7 @@ update_member = kit.write_tool(
 
 def _deactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if not member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already deactivated.")
     member["active"] = False
@@ -219,7 +217,7 @@ deactivate_member = kit.write_tool(
 
 def _reactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already active.")
     member["active"] = True
@@ -257,7 +255,7 @@ list_teams = kit.list_tool(
 
 
 def _get_team(state: State, args: Args) -> Any:
-    team = require_team(state, C.read_string(args, "teamId"))
+    team = TEAMS.require(state, C.read_string(args, "teamId"))
     out = team_summary(state, team)
     out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
     return out
@@ -307,7 +305,7 @@ create_team = kit.write_tool(
 
 def _reassign_team_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    team = require_team(state, C.read_string(args, "teamId"))
+    team = TEAMS.require(state, C.read_string(args, "teamId"))
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if team["leadId"] == new_lead["id"]:
         raise ToolError("conflict", f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")

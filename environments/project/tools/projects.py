@@ -6,7 +6,7 @@ from typing import Any
 
 from silo_gym import ToolError, kit
 
-from ..state import PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
+from ..state import MEMBERS, PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
 from .contract import C, actor_prop, schema
 from .helpers import (
     actor,
@@ -15,8 +15,6 @@ from .helpers import (
     ids_text,
     member_summary,
     project_summary,
-    require_member,
-    require_project,
     sprint_summary,
     work_item_summary,
 )
@@ -60,7 +58,7 @@ search_projects = kit.list_tool(
 
 
 def _get_project(state: State, args: Args) -> Any:
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     out = project_summary(state, project)
     out["sprints"] = [sprint_summary(state, s) for s in sprints_for_project(state, project["id"])]
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_project(state, project["id"])]
@@ -127,7 +125,7 @@ create_project = kit.write_tool(
 
 def _update_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError("not_allowed", f"Project {project['id']} is completed and can no longer be changed.")
     name = C.read_optional_string(args, "name")
@@ -166,7 +164,7 @@ update_project = kit.write_tool(
 
 def _close_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError("conflict", f"Project {project['id']} is already completed.")
     open_ids = [i["id"] for i in work_items_for_project(state, project["id"]) if not is_done(state, i)]
@@ -202,7 +200,7 @@ close_project = kit.write_tool(
 
 def _reassign_project_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if project["leadId"] == new_lead["id"]:
         raise ToolError(
@@ -240,8 +238,8 @@ reassign_project_lead = kit.write_tool(
 
 
 def _get_project_lead(state: State, args: Args) -> Any:
-    project = require_project(state, C.read_string(args, "projectId"))
-    lead = require_member(state, project["leadId"])
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
+    lead = MEMBERS.require(state, project["leadId"])
     return {"projectId": project["id"], "lead": member_summary(state, lead)}
 
 

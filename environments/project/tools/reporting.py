@@ -8,6 +8,9 @@ from typing import Any
 from silo_gym import kit
 
 from ..state import (
+    MEMBERS,
+    PROJECTS,
+    SPRINTS,
     State,
     days_between,
     days_in_status,
@@ -29,7 +32,7 @@ from ..state import (
     work_items_for_sprint,
 )
 from .contract import C, schema
-from .helpers import name_of, require_member, require_project, require_sprint
+from .helpers import name_of
 
 Args = dict[str, Any]
 Record = dict[str, Any]
@@ -42,12 +45,12 @@ def _items_by_id(state: State) -> list[Record]:
 def _optional_project(state: State, args: Args) -> str | None:
     project_id = C.read_optional_string(args, "projectId")
     if project_id is not None:
-        require_project(state, project_id)
+        PROJECTS.require(state, project_id)
     return project_id
 
 
 def _sprint_burndown(state: State, args: Args) -> Any:
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     sprint_id = sprint["id"]
     scope = scope_for_sprint(state, sprint_id)
     completed = velocity_for_sprint(state, sprint_id)
@@ -312,7 +315,7 @@ velocity_report = kit.read_tool(
 
 
 def _project_time_report(state: State, args: Args) -> Any:
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     items = work_items_for_project(state, project["id"])
     logs = [log for i in items for log in time_logs_for_work_item(state, i["id"])]
     sums: dict[str, float] = {}
@@ -392,7 +395,7 @@ workload_forecast = kit.read_tool(
 
 
 def _member_capacity_check(state: State, args: Args) -> Any:
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     extra = args["additionalPoints"]
     load = load_for(state, member["id"])
     capacity = member["weeklyCapacityPoints"]

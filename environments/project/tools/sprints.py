@@ -6,9 +6,9 @@ from typing import Any
 
 from silo_gym import ToolError, kit
 
-from ..state import State, is_done, next_id, remaining_for_sprint, work_items_for_sprint
+from ..state import PROJECTS, SPRINTS, State, is_done, next_id, remaining_for_sprint, work_items_for_sprint
 from .contract import C, actor_prop, paginate, schema
-from .helpers import actor, audit, require_project, require_sprint, sprint_summary, work_item_summary
+from .helpers import actor, audit, sprint_summary, work_item_summary
 
 SPRINT_STATUSES = ("planned", "active", "completed")
 
@@ -48,7 +48,7 @@ list_sprints = kit.read_tool(
 
 
 def _get_sprint(state: State, args: Args) -> Any:
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     out = sprint_summary(state, sprint)
     out["remainingPoints"] = remaining_for_sprint(state, sprint["id"])
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_sprint(state, sprint["id"])]
@@ -68,7 +68,7 @@ get_sprint = kit.read_tool(
 
 def _create_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     start = C.read_date(args, "startDate")
     end = C.read_date(args, "endDate")
     if end < start:
@@ -111,7 +111,7 @@ create_sprint = kit.write_tool(
 
 def _start_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     if sprint["status"] != "planned":
         raise ToolError(
             "invalid_state", f"Sprint {sprint['id']} is {sprint['status']}; only a planned sprint can be started."
@@ -146,7 +146,7 @@ start_sprint = kit.write_tool(
 
 def _complete_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     if sprint["status"] != "active":
         raise ToolError(
             "invalid_state", f"Sprint {sprint['id']} is {sprint['status']}; only a running sprint can be completed."

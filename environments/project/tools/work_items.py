@@ -8,6 +8,8 @@ from typing import Any
 from silo_gym import ToolError, kit
 
 from ..state import (
+    PROJECTS,
+    SPRINTS,
     WORK_ITEMS,
     WORKFLOW_STATES,
     State,
@@ -27,10 +29,6 @@ from .helpers import (
     assert_within_capacity,
     audit,
     comment_with_author,
-    require_project,
-    require_sprint,
-    require_work_item,
-    require_workflow_state,
     time_log_summary,
     work_item_summary,
     workflow_state_summary,
@@ -116,7 +114,7 @@ search_work_items = kit.list_tool(
 
 
 def _get_work_item(state: State, args: Args) -> Any:
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     out = work_item_summary(state, item)
     out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
     out["children"] = WORK_ITEMS.linked_ids(state, "parentId", item["id"], sort=True)
@@ -144,14 +142,14 @@ get_work_item = kit.read_tool(
 
 def _create_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError(
             "not_allowed", f"Project {project['id']} is completed; no new work can be added to it."
         )
     status_id = C.read_optional_string(args, "status")
     if status_id is not None:
-        start = require_workflow_state(state, status_id)
+        start = WORKFLOW_STATES.require(state, status_id)
     else:
         ordered = workflow_states_in_order(state)
         if not ordered:
@@ -165,7 +163,7 @@ def _create_work_item(state: State, args: Args) -> Any:
             assert_within_capacity(state, assignee, estimate)
     sprint_id = C.read_optional_string(args, "sprintId")
     if sprint_id is not None:
-        sprint = require_sprint(state, sprint_id)
+        sprint = SPRINTS.require(state, sprint_id)
         if sprint["projectId"] != project["id"]:
             raise ToolError(
                 "invalid_input",
@@ -173,7 +171,7 @@ def _create_work_item(state: State, args: Args) -> Any:
             )
     parent_id = C.read_optional_string(args, "parentId")
     if parent_id is not None:
-        require_work_item(state, parent_id)
+        WORK_ITEMS.require(state, parent_id)
     item_id = next_id(state, "WI")
     title = C.read_string(args, "title")
     type_ = C.read_enum(args, "type", TYPES)
@@ -233,7 +231,7 @@ create_work_item = kit.write_tool(
 
 def _update_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     title = C.read_optional_string(args, "title")
     type_ = C.read_optional_enum(args, "type", TYPES)
     priority = C.read_optional_enum(args, "priority", PRIORITIES)
@@ -257,7 +255,7 @@ def _update_work_item(state: State, args: Args) -> Any:
     if parent_id is not None:
         if parent_id == item["id"]:
             raise ToolError("invalid_input", "A work item cannot be its own parent.")
-        require_work_item(state, parent_id)
+        WORK_ITEMS.require(state, parent_id)
         old_parent = item["parentId"]
         item["parentId"] = parent_id
         WORK_ITEMS.relinked(state, item["id"], "parentId", old_parent)
@@ -292,7 +290,7 @@ update_work_item = kit.write_tool(
 
 def _assign_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     if is_done(state, item):
         raise ToolError("not_allowed", f"{item['id']} is done and no longer needs an assignee.")
     assignee = assert_assignable(state, C.read_string(args, "assigneeId"))
@@ -334,7 +332,7 @@ assign_work_item = kit.write_tool(
 
 def _unassign_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     previous = item["assigneeId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} has no assignee.")
@@ -366,8 +364,8 @@ unassign_work_item = kit.write_tool(
 
 def _set_work_item_status(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    target = require_workflow_state(state, C.read_string(args, "status"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    target = WORKFLOW_STATES.require(state, C.read_string(args, "status"))
     if item["status"] == target["id"]:
         raise ToolError("conflict", f"{item['id']} is already in {target['name']}.")
     if target["isDone"]:
@@ -408,8 +406,8 @@ set_work_item_status = kit.write_tool(
 
 def _add_work_item_dependency(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    other = require_work_item(state, C.read_string(args, "dependsOnId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    other = WORK_ITEMS.require(state, C.read_string(args, "dependsOnId"))
     if other["id"] == item["id"]:
         raise ToolError("invalid_input", "A work item cannot depend on itself.")
     if other["id"] in item["dependsOn"]:
@@ -451,7 +449,7 @@ add_work_item_dependency = kit.write_tool(
 
 def _remove_work_item_dependency(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     other_id = C.read_string(args, "dependsOnId")
     if other_id not in item["dependsOn"]:
         raise ToolError("not_found", f"{item['id']} does not depend on {other_id}.")
@@ -491,7 +489,7 @@ remove_work_item_dependency = kit.write_tool(
 
 def _add_comment(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     comment_id = next_id(state, "CMT")
     body = C.read_string(args, "body")
     comment = {"id": comment_id, "authorId": acting["id"], "body": body, "createdDate": state["now"]}
@@ -520,7 +518,7 @@ add_comment = kit.write_tool(
 
 
 def _list_comments(state: State, args: Args) -> Any:
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     results = [comment_with_author(state, c) for c in item["comments"]]
     return {"workItemId": item["id"], "count": len(results), "results": results}
 
@@ -541,8 +539,8 @@ list_comments = kit.read_tool(
 
 def _move_work_item_to_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     if sprint["projectId"] != item["projectId"]:
         raise ToolError(
             "invalid_input",
@@ -586,7 +584,7 @@ move_work_item_to_sprint = kit.write_tool(
 
 def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     previous = item["sprintId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} is not in a sprint.")
@@ -618,7 +616,7 @@ remove_work_item_from_sprint = kit.write_tool(
 
 def _set_work_item_due_date(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     if C.read_boolean(args, "clear"):
         item["dueDate"] = None
     else:
