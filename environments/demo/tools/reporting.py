@@ -22,11 +22,6 @@ from .contract import C, schema
 from .helpers import USERS
 
 
-def _user_name(state: State, user_id: str) -> str | None:
-    user = state["users"].get(user_id)
-    return None if user is None else user["name"]
-
-
 def _pipeline_summary(state: State, args: dict[str, Any]) -> Any:
     owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
@@ -178,7 +173,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
     for o in stale:
         counts[o["ownerId"]] = counts.get(o["ownerId"], 0) + 1
     count_by_owner = [
-        {"userId": user_id, "name": _user_name(state, user_id), "count": n}
+        {"userId": user_id, "name": USERS.field_of(state, user_id), "count": n}
         for user_id, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
     rows = [
@@ -186,7 +181,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
             "id": o["id"],
             "name": o["name"],
             "ownerId": o["ownerId"],
-            "ownerName": _user_name(state, o["ownerId"]),
+            "ownerName": USERS.field_of(state, o["ownerId"]),
             "stageId": o["stageId"],
             "amount": o["amount"],
             "daysInStage": days_in_stage(state, o),
