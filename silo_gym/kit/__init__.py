@@ -85,7 +85,7 @@ from .tools import (
     write_tool,
     write_tools,
 )
-from .variants import Pool, remap_ids, render, variant_rng
+from .variants import Pool, per_task, remap_ids, render, variant_rng
 from .verify import (
     final_number,
     ids_in,
@@ -163,6 +163,7 @@ __all__ = [
     "page_of",
     "params_schema",
     "percent",
+    "per_task",
     "percent_one_decimal",
     "pick",
     "prop",

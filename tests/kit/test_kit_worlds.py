@@ -160,3 +160,11 @@ def test_declared_fields_and_shape_problems():
     world = {"books": {"BK-1": {"id": "BK-1", "title": "A"}, "BK-2": {"title": "B", "id": "BK-2"}}}
     assert shaped.fields == ("id", "title") and BOOKS.fields == () and BOOKS.shape_problems(world) == []
     assert shaped.shape_problems(world) == ["books[BK-2] has the fields ['title', 'id'], not ['id', 'title']."]
+
+
+def test_per_task_collects_one_function_per_task_in_id_order():
+    def _t010(): return 10  # noqa: E704
+    def _t002(): return 2  # noqa: E704
+    namespace = {"_t010": _t010, "_t002": _t002, "_t": len, "_t003x": len, "_t004": "not callable", "other": len}
+    assert kit.per_task(namespace, "_t") == {"TASK-002": _t002, "TASK-010": _t010}
+    assert list(kit.per_task({"_task_007": _t002}, "_task_", "JOB-")) == ["JOB-007"]
