@@ -7,4 +7,11 @@ from .ver_004 import ver_004
 from .ver_005 import ver_005
 from .ver_006 import ver_006
 
-verifiers = [ver_001, ver_002, ver_003, ver_004, ver_005, ver_006]
+verifiers = [
+    ver_001,
+    ver_002,
+    ver_003,
+    ver_004,
+    ver_005,
+    ver_006,
+]
