@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from silo_gym import kit
 from silo_gym.models import Task
 
 from .instructions import short_company
@@ -156,14 +157,7 @@ def _task_006(state: State) -> list[str]:
     return problems
 
 
-_CHECKS = {
-    "TASK-001": _task_001,
-    "TASK-002": _task_002,
-    "TASK-003": _task_003,
-    "TASK-004": _task_004,
-    "TASK-005": _task_005,
-    "TASK-006": _task_006,
-}
+_CHECKS = kit.per_task(globals(), "_task_")
 
 
 def task_preconditions(task: Task, state: State) -> list[str]:

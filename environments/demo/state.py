@@ -8,23 +8,13 @@ from __future__ import annotations
 
 import functools
 from datetime import date, timedelta
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 from silo_gym import js_round, kit
 
 __all__ = [
     "STALE_STAGE_DAYS",
-    "Account",
-    "Activity",
-    "AuditEvent",
-    "Contact",
-    "Lead",
-    "Money",
-    "Opportunity",
-    "PipelineStage",
-    "RelatedTo",
     "State",
-    "User",
     "add_days",
     "age_in_days",
     "days_between",
@@ -50,118 +40,9 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------------------------
-# Entity types (fields in stored order)
-
-
-class Money(TypedDict):
-    amount: float
-    currency: str
-
-
-class User(TypedDict):
-    id: str
-    name: str
-    email: str
-    role: Literal["rep", "manager"]
-    managerId: str | None
-    quota: Money
-    active: bool
-
-
-class Account(TypedDict):
-    id: str
-    name: str
-    industry: str
-    tier: Literal["enterprise", "mid_market", "smb"]
-    ownerId: str
-    website: str | None
-    createdDate: str
-
-
-class Contact(TypedDict):
-    id: str
-    accountId: str | None
-    firstName: str
-    lastName: str
-    email: str
-    phone: str | None
-    title: str | None
-    isPrimary: bool
-
-
-class Lead(TypedDict):
-    id: str
-    firstName: str
-    lastName: str
-    company: str
-    email: str
-    phone: str | None
-    title: str | None
-    source: str
-    status: str
-    ownerId: str
-    createdDate: str
-    lastContactedDate: str | None
-    disqualifyReason: str | None
-    convertedAccountId: str | None
-    convertedContactId: str | None
-    convertedOpportunityId: str | None
-
-
-class Opportunity(TypedDict):
-    id: str
-    name: str
-    accountId: str
-    primaryContactId: str | None
-    ownerId: str
-    stageId: str
-    amount: Money
-    expectedCloseDate: str
-    createdDate: str
-    stageEnteredDate: str
-    status: Literal["open", "won", "lost"]
-    closedDate: str | None
-    lostReason: str | None
-    sourceLeadId: str | None
-
-
-class PipelineStage(TypedDict):
-    id: str
-    name: str
-    order: int
-    probability: float
-    isClosed: bool
-
-
-class RelatedTo(TypedDict):
-    type: Literal["lead", "account", "contact", "opportunity"]
-    id: str
-
-
-class Activity(TypedDict):
-    id: str
-    type: Literal["call", "email", "meeting", "note"]
-    subject: str
-    ownerId: str
-    relatedTo: RelatedTo
-    dueDate: str | None
-    completedDate: str | None
-    notes: str | None
-
-
-class AuditEvent(TypedDict):
-    id: str
-    at: str
-    actorUserId: str
-    action: str
-    entityType: str
-    entityId: str
-    detail: str
-
-
 #: The world: ``now, users, accounts, contacts, leads, opportunities, activities, stages,
-#: auditLog, sequences`` (demo-crm.md §1). The entity collections are dicts keyed by id;
+#: auditLog, sequences`` (demo-crm.md §1). The entity collections are dicts keyed by id, their
+#: records' fields declared once, in stored order, on the kit collections (``tools/helpers.py``);
 #: ``auditLog`` is a list; ``sequences`` maps an id prefix to its last issued number.
 State = dict[str, Any]
 

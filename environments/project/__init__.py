@@ -1,15 +1,11 @@
 """The project environment: a small engineering organisation tracking work (project-world.md).
 
-Exports what the runtime needs (``create_state``, ``bind_tools(state)``, ``verifiers``) and the
-variant contract's optional parts (``render_instruction``, ``task_preconditions``,
-``world_problems``; VARIANTS_CONTRACT.md).
+Exports what the runtime needs (``create_state``, ``bind_tools(state)``: the 54 project tools bound
+in registration order, ``verifiers``) and the variant contract's optional parts
+(``render_instruction``, ``task_preconditions``, ``world_problems``; VARIANTS_CONTRACT.md).
 """
 
-from __future__ import annotations
-
-from typing import Any
-
-import silo_gym
+from silo_gym import kit
 
 from .environment import SIMULATION_NOW, create_state
 from .state import State
@@ -17,19 +13,7 @@ from .tools import tools
 from .variants import render_instruction, task_preconditions, world_problems
 from .verifiers import verifiers
 
-__all__ = [
-    "SIMULATION_NOW",
-    "State",
-    "bind_tools",
-    "create_state",
-    "render_instruction",
-    "task_preconditions",
-    "tools",
-    "verifiers",
-    "world_problems",
-]
+bind_tools = kit.binder(tools)
 
-
-def bind_tools(state: State) -> list[Any]:
-    """Bind the 54 project tools, in registration order, to one episode's state."""
-    return silo_gym.bind_tools(state, tools)
+__all__ = ["SIMULATION_NOW", "State", "bind_tools", "create_state", "render_instruction",
+           "task_preconditions", "tools", "verifiers", "world_problems"]

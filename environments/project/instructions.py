@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from silo_gym import kit
+
 from .state import State, days_between, is_done, work_items_for_project
 
 __all__ = ["MARKERS", "actor_of", "render"]
@@ -246,23 +248,7 @@ def _t015(state: State, who: Record | None) -> str:
     )
 
 
-_TEMPLATES: dict[str, Callable[[State, Record | None], str]] = {
-    "TASK-001": _t001,
-    "TASK-002": _t002,
-    "TASK-003": _t003,
-    "TASK-004": _t004,
-    "TASK-005": _t005,
-    "TASK-006": _t006,
-    "TASK-007": _t007,
-    "TASK-008": _t008,
-    "TASK-009": _t009,
-    "TASK-010": _t010,
-    "TASK-011": _t011,
-    "TASK-012": _t012,
-    "TASK-013": _t013,
-    "TASK-014": _t014,
-    "TASK-015": _t015,
-}
+_TEMPLATES: dict[str, Callable[[State, Record | None], str]] = kit.per_task(globals(), "_t")
 
 
 def render(task_id: str, state: State) -> str | None:

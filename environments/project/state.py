@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 from silo_gym import kit
 
@@ -23,16 +23,7 @@ __all__ = [
     "WORKFLOW_STATES",
     "WORK_ITEMS",
     "WORLD",
-    "AuditEvent",
-    "Comment",
-    "Member",
-    "Project",
-    "Sprint",
     "State",
-    "Team",
-    "TimeLog",
-    "WorkItem",
-    "WorkflowState",
     "age_in_days",
     "days_between",
     "days_in_status",
@@ -65,96 +56,6 @@ __all__ = [
     "workflow_state_of",
     "workflow_states_in_order",
 ]
-
-
-# ---------------------------------------------------------------------------------------------
-# Entity types (fields in stored order, §2)
-
-
-class Project(TypedDict):
-    id: str
-    name: str
-    key: str
-    status: Literal["active", "on_hold", "completed"]
-    leadId: str
-    startDate: str
-    targetDate: str
-
-
-class Comment(TypedDict):
-    id: str
-    authorId: str
-    body: str
-    createdDate: str
-
-
-class WorkItem(TypedDict):
-    id: str
-    title: str
-    type: Literal["epic", "story", "bug", "task"]
-    status: str
-    priority: Literal["low", "medium", "high", "urgent"]
-    assigneeId: str | None
-    projectId: str
-    sprintId: str | None
-    estimatePoints: int
-    createdDate: str
-    statusEnteredDate: str
-    dueDate: str | None
-    parentId: str | None
-    dependsOn: list[str]
-    comments: list[Comment]
-
-
-class WorkflowState(TypedDict):
-    id: str
-    name: str
-    order: int
-    isDone: bool
-    isBlockedState: bool
-
-
-class Sprint(TypedDict):
-    id: str
-    name: str
-    projectId: str
-    startDate: str
-    endDate: str
-    status: Literal["planned", "active", "completed"]
-
-
-class Member(TypedDict):
-    id: str
-    name: str
-    email: str
-    role: Literal["engineer", "lead", "manager"]
-    teamId: str | None
-    weeklyCapacityPoints: int
-    active: bool
-
-
-class Team(TypedDict):
-    id: str
-    name: str
-    leadId: str | None
-
-
-class TimeLog(TypedDict):
-    id: str
-    workItemId: str
-    memberId: str
-    date: str
-    hours: float
-
-
-class AuditEvent(TypedDict):
-    id: str
-    at: str
-    actorMemberId: str
-    action: str
-    entityType: str
-    entityId: str
-    detail: str
 
 
 #: The world: ``now, projects, workItems, sprints, members, teams, workflowStates, timeLogs,
@@ -240,15 +141,24 @@ def is_overdue(state: State, item: Record) -> bool:
 # Collections (each sorted by id unless said otherwise)
 
 
-WORK_ITEMS = kit.Collection("workItems", "WI", "Work item", links=("projectId", "sprintId", "assigneeId", "parentId"))
-TIME_LOGS = kit.Collection("timeLogs", "TL", "Time log", links=("workItemId", "memberId"))
-MEMBERS = kit.Collection("members", "MEM", "Member", links=("teamId",))
-SPRINTS = kit.Collection("sprints", "SPR", "Sprint", links=("projectId",))
-TEAMS = kit.Collection("teams", "TEAM", "Team")
-PROJECTS = kit.Collection("projects", "PROJ", "Project")
-WORKFLOW_STATES = kit.Collection("workflowStates", None, "Workflow state")
+WORK_ITEMS = kit.Collection("workItems", "WI", "Work item", links=("projectId", "sprintId", "assigneeId", "parentId"),
+                            fields=("id", "title", "type", "status", "priority", "assigneeId", "projectId", "sprintId",
+                                    "estimatePoints", "createdDate", "statusEnteredDate", "dueDate", "parentId",
+                                    "dependsOn", "comments"))  # a comment: id, authorId, body, createdDate
+TIME_LOGS = kit.Collection("timeLogs", "TL", "Time log", links=("workItemId", "memberId"),
+                           fields=("id", "workItemId", "memberId", "date", "hours"))
+MEMBERS = kit.Collection("members", "MEM", "Member", links=("teamId",),
+                         fields=("id", "name", "email", "role", "teamId", "weeklyCapacityPoints", "active"))
+SPRINTS = kit.Collection("sprints", "SPR", "Sprint", links=("projectId",),
+                         fields=("id", "name", "projectId", "startDate", "endDate", "status"))
+TEAMS = kit.Collection("teams", "TEAM", "Team", fields=("id", "name", "leadId"))
+PROJECTS = kit.Collection("projects", "PROJ", "Project",
+                          fields=("id", "name", "key", "status", "leadId", "startDate", "targetDate"))
+WORKFLOW_STATES = kit.Collection("workflowStates", None, "Workflow state",
+                                 fields=("id", "name", "order", "isDone", "isBlockedState"))
 #: The world's collections; a tool that changes a link field of a stored record goes through
-#: ``Collection.set_link`` so the link indexes stay current.
+#: ``Collection.set_link`` so the link indexes stay current. Each declares its records' fields in
+#: stored order (the record kinds' one declaration; project-world.md §2 gives their types).
 WORLD = kit.World(PROJECTS, WORK_ITEMS, SPRINTS, MEMBERS, TEAMS, WORKFLOW_STATES, TIME_LOGS)
 
 

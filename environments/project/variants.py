@@ -20,6 +20,8 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from silo_gym import kit
+
 from .generator import WORKFLOW, generate
 from .instructions import actor_of, render
 from .state import (
@@ -305,23 +307,7 @@ def _t015(state: State, p: list[str]) -> None:
         p.append(f"Exactly one completed sprint should hold unfinished work; {len(carrying)} do.")
 
 
-_PRECONDITIONS: dict[str, Callable[[State, list[str]], None]] = {
-    "TASK-001": _t001,
-    "TASK-002": _t002,
-    "TASK-003": _t003,
-    "TASK-004": _t004,
-    "TASK-005": _t005,
-    "TASK-006": _t006,
-    "TASK-007": _t007,
-    "TASK-008": _t008,
-    "TASK-009": _t009,
-    "TASK-010": _t010,
-    "TASK-011": _t011,
-    "TASK-012": _t012,
-    "TASK-013": _t013,
-    "TASK-014": _t014,
-    "TASK-015": _t015,
-}
+_PRECONDITIONS: dict[str, Callable[[State, list[str]], None]] = kit.per_task(globals(), "_t")
 
 
 def task_preconditions(task: Any, state: State) -> list[str]:

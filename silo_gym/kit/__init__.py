@@ -2,8 +2,10 @@
 
 A world declares its inputs (:class:`Contract`, parameter specs), its collections
 (:class:`Collection`), its actor and audit log, and builds its tools with :func:`tool` (typed
-functions) or the builders (:func:`list_tool`, :func:`get_tool`, :func:`kit_tool`). Lists page in
-O(page) and lookups are O(1) through :mod:`silo_gym.kit.index`. Verifiers use
+functions), :func:`read_tool`/:func:`write_tool` (hand-written schemas) or the builders
+(:func:`list_tool`, :func:`get_tool`, :func:`kit_tool`). Lists page in O(page) and lookups are O(1)
+through :mod:`silo_gym.kit.index`. A world's ``create_state`` is a :class:`StateMaker`, its
+``bind_tools`` a :func:`binder`; :func:`read_only_breaches` proves its read tools never write. Verifiers use
 :mod:`silo_gym.kit.verify`, variants :mod:`silo_gym.kit.variants`. The kit is semver'd
 (:data:`KIT_VERSION`); a world records the version it was made with as ``templateVersion``.
 """
@@ -70,15 +72,20 @@ from .tools import (
     KitTool,
     access_of,
     camel_case,
+    catalog_tool,
     clock_tool,
     get_tool,
     kit_tool,
     list_tool,
+    pick,
+    read_tool,
     read_tools,
+    search_filter,
     tool,
+    write_tool,
     write_tools,
 )
-from .variants import Pool, remap_ids, render, variant_rng
+from .variants import Pool, per_task, remap_ids, render, variant_rng
 from .verify import (
     final_number,
     ids_in,
@@ -90,6 +97,7 @@ from .verify import (
     untouched_except,
 )
 from .version import KIT_VERSION, check_template_version, compatible
+from .worlds import StateMaker, binder, read_only_breaches, sample_inputs
 
 __all__ = [
     "CONFLICT",
@@ -120,12 +128,15 @@ __all__ = [
     "Param",
     "Pool",
     "SeedWorld",
+    "StateMaker",
     "String",
     "ToolCode",
     "Wording",
     "World",
     "access_of",
+    "binder",
     "camel_case",
+    "catalog_tool",
     "clock_tool",
     "check_template_version",
     "compatible",
@@ -152,16 +163,22 @@ __all__ = [
     "page_of",
     "params_schema",
     "percent",
+    "per_task",
     "percent_one_decimal",
+    "pick",
     "prop",
+    "read_only_breaches",
     "read_params",
+    "read_tool",
     "read_tools",
     "remap_ids",
     "render",
     "round1",
     "round1_plain",
     "round2",
+    "sample_inputs",
     "schema",
+    "search_filter",
     "show",
     "states_number",
     "sum_money",
@@ -171,5 +188,6 @@ __all__ = [
     "untouched_except",
     "variant_rng",
     "whole",
+    "write_tool",
     "write_tools",
 ]

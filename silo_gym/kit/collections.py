@@ -32,6 +32,8 @@ class Collection:
             other collections; each gets a bucket index on first use.
         pad: the digits of a new id's number.
         not_found_message: the not-found template (``{label}``, ``{id}``).
+        fields: the record's fields in stored order (the record kind's one declaration; checked
+            by :meth:`shape_problems`); empty when not declared.
     """
 
     def __init__(
@@ -43,6 +45,7 @@ class Collection:
         links: Sequence[str] = (),
         pad: int = 3,
         not_found_message: str = NOT_FOUND_MESSAGE,
+        fields: Sequence[str] = (),
     ) -> None:
         self.key = key
         self.prefix = prefix
@@ -50,6 +53,7 @@ class Collection:
         self.links = tuple(links)
         self.pad = pad
         self.not_found_message = not_found_message
+        self.fields = tuple(fields)
 
     def __repr__(self) -> str:
         return f"Collection({self.key!r}, {self.prefix!r})"
@@ -124,6 +128,17 @@ class Collection:
         """The ids (of ``ids``, else all in id order) whose record passes ``keep``."""
         records = state[self.key]
         return [i for i in (self.ids(state) if ids is None else ids) if keep(records[i])]
+
+    def shape_problems(self, state: State) -> list[str]:
+        """One sentence per record whose keys are not :attr:`fields` in that order (``[]`` when
+        no fields are declared, or every record has exactly them)."""
+        if not self.fields:
+            return []
+        return [
+            f"{self.key}[{record_id}] has the fields {list(record)}, not {list(self.fields)}."
+            for record_id, record in state[self.key].items()
+            if tuple(record) != self.fields
+        ]
 
     # -- changing -------------------------------------------------------------------------
 

@@ -143,6 +143,17 @@ class Contract:
         self.limit_description = limit_description
         self.offset_description = offset_description
 
+    def exported(self, name: str) -> Any:
+        """The bound reader or property builder ``name`` (``read_*``, ``*_prop``, ``*_props``): a
+        world's contract module sets ``__getattr__ = C.exported`` to offer them as its own names.
+
+        Raises:
+            AttributeError: ``name`` is not such a method.
+        """
+        if name.startswith("read_") or name.endswith("_prop") or name.endswith("_props"):
+            return getattr(self, name)
+        raise AttributeError(f"the contract has no reader or property builder {name!r}")
+
     # -- properties -----------------------------------------------------------------------
 
     def string_prop(self, description: str) -> Prop:

@@ -11,7 +11,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -43,12 +43,17 @@ __all__ = [
     "KitTool",
     "access_of",
     "camel_case",
+    "catalog_tool",
     "clock_tool",
     "get_tool",
     "kit_tool",
     "list_tool",
+    "pick",
+    "read_tool",
     "read_tools",
+    "search_filter",
     "tool",
+    "write_tool",
     "write_tools",
 ]
 
@@ -78,6 +83,26 @@ def kit_tool(*, name: str, description: str, input_schema: Any, run: RunFn, acce
     if access not in (READ, WRITE):
         raise ValueError(f'access must be "read" or "write", not {access!r}')
     return KitTool(name=name, description=description, input_schema=input_schema, run=run, access=access)
+
+
+def read_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> KitTool:
+    """``define_tool`` for a tool that never changes the world (tagged ``"read"``)."""
+    return KitTool(name=name, description=description, input_schema=input_schema, run=run, access=READ)
+
+
+def write_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> KitTool:
+    """``define_tool`` for a tool that may change the world (tagged ``"write"``)."""
+    return KitTool(name=name, description=description, input_schema=input_schema, run=run, access=WRITE)
+
+
+def pick(record: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """A new dict of ``record``'s values under ``keys``, in the order of ``keys`` (a summary's
+    plain fields).
+
+    Raises:
+        KeyError: the record lacks one of the keys.
+    """
+    return {key: record[key] for key in keys}
 
 
 def access_of(tool: SiloTool) -> Access | None:
@@ -318,6 +343,17 @@ class Filter:
         return bool(got == value)
 
 
+def search_filter(description: str, texts: Callable[[Any, dict[str, Any]], Iterable[str | None]]) -> Filter:
+    """The required ``query`` filter of a search tool: a record matches when the query, compared
+    case-insensitively, is part of one of ``texts(state, record)`` (a ``None`` text never matches)."""
+
+    def test(state: Any, record: dict[str, Any], value: Any) -> bool:
+        query = str(value).lower()
+        return any(text is not None and query in text.lower() for text in texts(state, record))
+
+    return Filter(String(description, required=True), test=test)
+
+
 @dataclass
 class _ListPlan:
     collection: Collection
@@ -333,15 +369,14 @@ class _ListPlan:
             for key, f in self.filters.items()
             if values[key] is not None and values[key] is not False
         ]
-        ids: list[str] | None = None
+        links: dict[str, Hashable] = {}
         rest = []
         for key, f in active:
-            if ids is None and f.link is not None and isinstance(values[key], Hashable):
-                ids = self.collection.linked_ids(state, f.link, values[key], sort=True)
+            if f.link is not None and f.test is None and isinstance(values[key], Hashable) and f.link not in links:
+                links[f.link] = values[key]
             else:
                 rest.append((key, f))
-        if ids is None:
-            ids = self.collection.ids(state)
+        ids = self.collection.ids_where(state, links)  # from the smallest link bucket
         records = self.collection.records(state)
         if rest:
             ids = [i for i in ids if all(f.keeps(state, records[i], values[key]) for key, f in rest)]
@@ -386,6 +421,32 @@ def get_tool(
 
     input_schema = params_schema({id_key: String(id_description, required=True)}, contract)
     return kit_tool(name=name, description=description, input_schema=input_schema, run=run, access=READ)
+
+
+@dataclass(frozen=True)
+class _Catalog:
+    collection: Collection
+    summary: Callable[[Any, dict[str, Any]], Any]
+    order: Callable[[dict[str, Any]], Any]
+
+    def __call__(self, state: Any, args: Args) -> Any:
+        records = sorted(self.collection.records(state).values(), key=self.order)
+        return {"results": [self.summary(state, r) for r in records]}
+
+
+def catalog_tool(
+    *,
+    name: str,
+    description: str,
+    collection: Collection,
+    summary: Callable[[Any, dict[str, Any]], Any],
+    order: Callable[[dict[str, Any]], Any] = lambda record: record["order"],
+) -> KitTool:
+    """A read tool without inputs listing a small fixed collection (pipeline stages, workflow
+    states) as ``{"results": [summary(state, record)...]}``, sorted by ``order(record)`` (stable:
+    ties keep the collection's order; by default the records' ``order`` field)."""
+    run = _Catalog(collection, summary, order)
+    return kit_tool(name=name, description=description, input_schema=schema({}), run=run, access=READ)
 
 
 @dataclass(frozen=True)

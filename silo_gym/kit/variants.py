@@ -8,11 +8,12 @@ remap ids consistently, and render the instruction from a template.
 from __future__ import annotations
 
 import random
+import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["Pool", "remap_ids", "render", "variant_rng"]
+__all__ = ["Pool", "per_task", "remap_ids", "render", "variant_rng"]
 
 T = TypeVar("T")
 
@@ -70,3 +71,17 @@ def render(template: str, values: Mapping[str, Any]) -> str:
     if missing:
         raise KeyError(f"instruction template needs values for: {', '.join(missing)}")
     return template.format(**values)
+
+
+def per_task(namespace: Mapping[str, Any], prefix: str, task_prefix: str = "TASK-") -> dict[str, Callable[..., Any]]:
+    """A module's per-task functions by task id: each name of ``namespace`` that is ``prefix``
+    followed by digits (``_t007``, ``_task_007``) under ``task_prefix`` and those digits
+    (``TASK-007``), in task id order. For the instruction templates and precondition checks a
+    world keeps one function per task: ``_CHECKS = kit.per_task(globals(), "_t")``."""
+    pattern = re.compile(re.escape(prefix) + "([0-9]+)")
+    found = {}
+    for name, value in namespace.items():
+        match = pattern.fullmatch(name)
+        if match is not None and callable(value):
+            found[task_prefix + match.group(1)] = value
+    return dict(sorted(found.items()))

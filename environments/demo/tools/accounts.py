@@ -4,90 +4,63 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import State, next_id
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
     account_summary,
     actor,
     assert_assignable,
     audit,
     contact_summary,
     opportunity_summary,
-    require_account,
 )
-from .index import linked_ids, ordered_ids, relinked
+from .index import linked_ids, relinked
 
 TIERS = ("enterprise", "mid_market", "smb")
 
 
-def _list_accounts(state: State, args: dict[str, Any]) -> Any:
-    owner_id = C.read_optional_string(args, "ownerId")
-    tier = C.read_optional_enum(args, "tier", TIERS)
-    industry = C.read_optional_string(args, "industry")
-    needle = None if industry is None else industry.lower()
-    accounts = state["accounts"]
-    ids = ordered_ids(accounts) if owner_id is None else sorted(linked_ids(accounts, "ownerId", owner_id))
-    if tier is not None or needle is not None:
-        ids = [
-            i
-            for i in ids
-            if (tier is None or accounts[i]["tier"] == tier)
-            and (needle is None or needle in accounts[i]["industry"].lower())
-        ]
-    return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
-
-
-list_accounts = define_tool(
+list_accounts = kit.list_tool(
     name="list_accounts",
     description=(
         "List customer accounts (companies), sorted by id, one page at a time, optionally filtered "
         "by owner, tier or industry. Each entry gives id, name, industry, tier, ownerId, ownerName, "
         "website and createdDate. Read-only."
     ),
-    input_schema=schema(
-        {
-            "ownerId": C.string_prop("Only accounts owned by this user id."),
-            "tier": C.enum_prop(TIERS, "Only accounts of this size tier."),
-            "industry": C.string_prop("Only accounts whose industry contains this text (case-insensitive)."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_accounts,
+    collection=ACCOUNTS,
+    summary=account_summary,
+    filters={
+        "ownerId": kit.Filter(kit.String("Only accounts owned by this user id."), link="ownerId"),
+        "tier": kit.Filter(kit.Enum(TIERS, "Only accounts of this size tier."), field="tier"),
+        "industry": kit.Filter(
+            kit.String("Only accounts whose industry contains this text (case-insensitive)."),
+            field="industry",
+            match="contains",
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_accounts(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    accounts = state["accounts"]
-
-    def matches(a: dict[str, Any]) -> bool:
-        return any(
-            value is not None and query in value.lower()
-            for value in (a["id"], a["name"], a["industry"], a["website"])
-        )
-
-    ids = [i for i in ordered_ids(accounts) if matches(accounts[i])]
-    return paginate_ids(ids, accounts, args, lambda a: account_summary(state, a))
-
-
-search_accounts = define_tool(
+search_accounts = kit.list_tool(
     name="search_accounts",
     description=(
         "Find accounts whose id, name, industry or website contains the query text "
         "(case-insensitive). Returns a page of account summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example part of a company name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_accounts,
+    collection=ACCOUNTS,
+    summary=account_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example part of a company name.", lambda s, a: (a["id"], a["name"], a["industry"], a["website"])
+    )},
+    contract=C,
 )
 
 
 def _get_account(state: State, args: dict[str, Any]) -> Any:
-    account = require_account(state, C.read_string(args, "accountId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     out = account_summary(state, account)
     contacts, opportunities = state["contacts"], state["opportunities"]
     out["contacts"] = [
@@ -100,7 +73,7 @@ def _get_account(state: State, args: dict[str, Any]) -> Any:
     return out
 
 
-get_account = define_tool(
+get_account = kit.read_tool(
     name="get_account",
     description=(
         "Get one account by id, together with all of its contacts and all of its opportunities "
@@ -132,7 +105,7 @@ def _create_account(state: State, args: dict[str, Any]) -> Any:
     return {"created": account_summary(state, account)}
 
 
-create_account = define_tool(
+create_account = kit.write_tool(
     name="create_account",
     description=(
         "Create a new customer account (company). The account gets the next ACC- id and today's "
@@ -156,7 +129,7 @@ create_account = define_tool(
 
 def _update_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account = require_account(state, C.read_string(args, "accountId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     industry = C.read_optional_string(args, "industry")
     tier = C.read_optional_enum(args, "tier", TIERS)
     website = C.read_optional_string(args, "website")
@@ -177,7 +150,7 @@ def _update_account(state: State, args: dict[str, Any]) -> Any:
     return {"updated": account_summary(state, account)}
 
 
-update_account = define_tool(
+update_account = kit.write_tool(
     name="update_account",
     description=(
         "Change an account's industry, tier, website or owner. Only the fields you pass are "

@@ -4,51 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, next_id
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    ACTIVITIES,
     activity_summary,
     actor,
     assert_assignable,
     audit,
-    require_activity,
     require_related,
 )
-from .index import linked_ids, ordered_ids
 
 ACTIVITY_TYPES = ("call", "email", "meeting", "note")
 RELATED_TYPES = ("lead", "account", "contact", "opportunity")
 
 
-def _list_activities(state: State, args: dict[str, Any]) -> Any:
-    owner_id = C.read_optional_string(args, "ownerId")
-    related_type = C.read_optional_enum(args, "relatedType", RELATED_TYPES)
-    related_id = C.read_optional_string(args, "relatedId")
-    open_only = C.read_boolean(args, "openOnly", False)
-    activity_type = C.read_optional_enum(args, "type", ACTIVITY_TYPES)
-    activities = state["activities"]
-    if related_id is not None:
-        ids = sorted(linked_ids(activities, "relatedTo", related_id))
-    elif owner_id is not None:
-        ids = sorted(linked_ids(activities, "ownerId", owner_id))
-    else:
-        ids = ordered_ids(activities)
-    if owner_id is not None or related_type is not None or related_id is not None or open_only or activity_type is not None:
-        ids = [
-            i
-            for i in ids
-            if (owner_id is None or activities[i]["ownerId"] == owner_id)
-            and (related_type is None or activities[i]["relatedTo"]["type"] == related_type)
-            and (related_id is None or activities[i]["relatedTo"]["id"] == related_id)
-            and (not open_only or activities[i]["completedDate"] is None)
-            and (activity_type is None or activities[i]["type"] == activity_type)
-        ]
-    return paginate_ids(ids, activities, args, lambda a: activity_summary(state, a))
-
-
-list_activities = define_tool(
+list_activities = kit.list_tool(
     name="list_activities",
     description=(
         "List activities (calls, emails, meetings and notes), sorted by id, one page at a time, "
@@ -56,33 +29,33 @@ list_activities = define_tool(
         "they are still open (not completed). Each entry gives subject, owner, relatedTo, dueDate, "
         "completedDate, open and notes. Read-only."
     ),
-    input_schema=schema(
-        {
-            "ownerId": C.string_prop("Only activities owned by this user id."),
-            "relatedType": C.enum_prop(RELATED_TYPES, "Only activities attached to this kind of record."),
-            "relatedId": C.string_prop("Only activities attached to the record with this id."),
-            "openOnly": C.boolean_prop(
-                "When true, only activities that have not been completed yet.", default=False
-            ),
-            "type": C.enum_prop(ACTIVITY_TYPES, "Only activities of this type."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_activities,
+    collection=ACTIVITIES,
+    summary=activity_summary,
+    filters={
+        "ownerId": kit.Filter(kit.String("Only activities owned by this user id."), link="ownerId"),
+        "relatedType": kit.Filter(
+            kit.Enum(RELATED_TYPES, "Only activities attached to this kind of record."),
+            test=lambda s, activity, kind: activity["relatedTo"]["type"] == kind,
+        ),
+        "relatedId": kit.Filter(kit.String("Only activities attached to the record with this id."), link="relatedTo"),
+        "openOnly": kit.Filter(
+            kit.Boolean("When true, only activities that have not been completed yet.", default=False),
+            test=lambda s, activity, v: activity["completedDate"] is None,
+        ),
+        "type": kit.Filter(kit.Enum(ACTIVITY_TYPES, "Only activities of this type."), field="type"),
+    },
+    contract=C,
 )
 
 
-def _get_activity(state: State, args: dict[str, Any]) -> Any:
-    return activity_summary(state, require_activity(state, C.read_string(args, "activityId")))
-
-
-get_activity = define_tool(
+get_activity = kit.get_tool(
     name="get_activity",
     description="Get one activity by id: type, subject, owner, related record, dates and notes. Read-only.",
-    input_schema=schema(
-        {"activityId": C.string_prop("The activity's id, for example ACT-001.")}, required=["activityId"]
-    ),
-    run=_get_activity,
+    collection=ACTIVITIES,
+    id_key="activityId",
+    id_description="The activity's id, for example ACT-001.",
+    show=activity_summary,
+    contract=C,
 )
 
 
@@ -145,7 +118,7 @@ def _activity_props(with_due_date: bool) -> dict[str, dict[str, Any]]:
 
 _ACTIVITY_REQUIRED = ["type", "subject", "relatedType", "relatedId", "ownerId", "actorUserId"]
 
-log_activity = define_tool(
+log_activity = kit.write_tool(
     name="log_activity",
     description=(
         "Record an activity that already happened today (a call, email, meeting or note) against a "
@@ -157,7 +130,7 @@ log_activity = define_tool(
     run=_log_activity,
 )
 
-schedule_followup = define_tool(
+schedule_followup = kit.write_tool(
     name="schedule_followup",
     description=(
         "Plan a future activity (a call, email, meeting or note) against a lead, account, contact "
@@ -173,7 +146,7 @@ schedule_followup = define_tool(
 
 def _complete_activity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    activity = require_activity(state, C.read_string(args, "activityId"))
+    activity = ACTIVITIES.require(state, C.read_string(args, "activityId"))
     if activity["completedDate"] is not None:
         raise ToolError(
             "invalid_state",
@@ -188,7 +161,7 @@ def _complete_activity(state: State, args: dict[str, Any]) -> Any:
     return {"updated": activity_summary(state, activity)}
 
 
-complete_activity = define_tool(
+complete_activity = kit.write_tool(
     name="complete_activity",
     description=(
         "Mark an open activity as done. completedDate defaults to today; notes, when given, replace "

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, full_name, next_id
-from .contract import C, actor_prop, paginate_ids, schema
-from .helpers import actor, audit, contact_summary, require_account, require_contact
-from .index import linked_ids, ordered_ids, relinked
+from .contract import C, actor_prop, schema
+from .helpers import (
+    ACCOUNTS,
+    CONTACTS,
+    actor,
+    audit,
+    contact_summary,
+)
+from .index import linked_ids, relinked
 
 
 def _demote_primary(state: State, account_id: str) -> None:
@@ -18,76 +24,50 @@ def _demote_primary(state: State, account_id: str) -> None:
         contacts[contact_id]["isPrimary"] = False
 
 
-def _list_contacts(state: State, args: dict[str, Any]) -> Any:
-    account_id = C.read_optional_string(args, "accountId")
-    primary_only = C.read_boolean(args, "primaryOnly", False)
-    contacts = state["contacts"]
-    ids = ordered_ids(contacts) if account_id is None else sorted(linked_ids(contacts, "accountId", account_id))
-    if primary_only:
-        ids = [i for i in ids if contacts[i]["isPrimary"]]
-    return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
-
-
-list_contacts = define_tool(
+list_contacts = kit.list_tool(
     name="list_contacts",
     description=(
         "List contacts (people at customer accounts), sorted by id, one page at a time, optionally "
         "only those of one account or only primary contacts. Each entry gives id, full name, "
         "accountId, accountName, email, phone, title and isPrimary. Read-only."
     ),
-    input_schema=schema(
-        {
-            "accountId": C.string_prop("Only contacts linked to this account id."),
-            "primaryOnly": C.boolean_prop(
-                "When true, only return each account's primary contact.", default=False
-            ),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_contacts,
+    collection=CONTACTS,
+    summary=contact_summary,
+    filters={
+        "accountId": kit.Filter(kit.String("Only contacts linked to this account id."), link="accountId"),
+        "primaryOnly": kit.Filter(
+            kit.Boolean("When true, only return each account's primary contact.", default=False),
+            test=lambda s, contact, v: contact["isPrimary"],
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_contacts(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    contacts = state["contacts"]
-
-    def matches(c: dict[str, Any]) -> bool:
-        return any(
-            value is not None and query in value.lower()
-            for value in (c["id"], full_name(c), c["email"], c["title"])
-        )
-
-    ids = [i for i in ordered_ids(contacts) if matches(contacts[i])]
-    return paginate_ids(ids, contacts, args, lambda c: contact_summary(state, c))
-
-
-search_contacts = define_tool(
+search_contacts = kit.list_tool(
     name="search_contacts",
     description=(
         "Find contacts whose id, full name, email or job title contains the query text "
         "(case-insensitive). Returns a page of contact summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example a surname or a title."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_contacts,
+    collection=CONTACTS,
+    summary=contact_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example a surname or a title.", lambda s, c: (c["id"], full_name(c), c["email"], c["title"])
+    )},
+    contract=C,
 )
 
 
-def _get_contact(state: State, args: dict[str, Any]) -> Any:
-    return contact_summary(state, require_contact(state, C.read_string(args, "contactId")))
-
-
-get_contact = define_tool(
+get_contact = kit.get_tool(
     name="get_contact",
     description="Get one contact by id: full name, account, email, phone, title and whether it is the "
     "account's primary contact. Read-only.",
-    input_schema=schema(
-        {"contactId": C.string_prop("The contact's id, for example CON-001.")}, required=["contactId"]
-    ),
-    run=_get_contact,
+    collection=CONTACTS,
+    id_key="contactId",
+    id_description="The contact's id, for example CON-001.",
+    show=contact_summary,
+    contract=C,
 )
 
 
@@ -95,7 +75,7 @@ def _create_contact(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
     account_id = C.read_optional_string(args, "accountId")
     if account_id is not None:
-        require_account(state, account_id)
+        ACCOUNTS.require(state, account_id)
     is_primary = C.read_boolean(args, "isPrimary", False)
     if is_primary and account_id is None:
         raise ToolError("invalid_input", "A primary contact must belong to an account.")
@@ -117,7 +97,7 @@ def _create_contact(state: State, args: dict[str, Any]) -> Any:
     return {"created": contact_summary(state, contact)}
 
 
-create_contact = define_tool(
+create_contact = kit.write_tool(
     name="create_contact",
     description=(
         "Create a contact person, optionally linked to an account. The contact gets the next CON- "
@@ -146,7 +126,7 @@ create_contact = define_tool(
 
 def _update_contact(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    contact = require_contact(state, C.read_string(args, "contactId"))
+    contact = CONTACTS.require(state, C.read_string(args, "contactId"))
     email = C.read_optional_string(args, "email")
     phone = C.read_optional_string(args, "phone")
     title = C.read_optional_string(args, "title")
@@ -160,7 +140,7 @@ def _update_contact(state: State, args: dict[str, Any]) -> Any:
     return {"updated": contact_summary(state, contact)}
 
 
-update_contact = define_tool(
+update_contact = kit.write_tool(
     name="update_contact",
     description=(
         "Change a contact's email, phone or job title. Only the fields you pass are changed. Writes "
@@ -182,8 +162,8 @@ update_contact = define_tool(
 
 def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    contact = require_contact(state, C.read_string(args, "contactId"))
-    account = require_account(state, C.read_string(args, "accountId"))
+    contact = CONTACTS.require(state, C.read_string(args, "contactId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     if C.read_boolean(args, "makePrimary", False):
         _demote_primary(state, account["id"])
         contact["isPrimary"] = True
@@ -201,7 +181,7 @@ def _link_contact_to_account(state: State, args: dict[str, Any]) -> Any:
     return {"updated": contact_summary(state, contact)}
 
 
-link_contact_to_account = define_tool(
+link_contact_to_account = kit.write_tool(
     name="link_contact_to_account",
     description=(
         "Attach a contact to an account (moving it if it was linked elsewhere). With makePrimary "

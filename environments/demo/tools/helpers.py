@@ -27,6 +27,7 @@ __all__ = [
     "OPPORTUNITIES",
     "STAGES",
     "USERS",
+    "WORLD",
     "account_summary",
     "activity_summary",
     "actor",
@@ -36,14 +37,7 @@ __all__ = [
     "contact_summary",
     "lead_summary",
     "opportunity_summary",
-    "require_account",
-    "require_activity",
-    "require_contact",
-    "require_lead",
-    "require_opportunity",
     "require_related",
-    "require_stage",
-    "require_user",
     "stage_summary",
     "user_summary",
 ]
@@ -53,21 +47,25 @@ Record = dict[str, Any]
 # ---------------------------------------------------------------------------------------------
 # Lookups (O(1), with the world's not-found message)
 
-USERS = kit.Collection("users", "USR", "User", links=("managerId",))
-ACCOUNTS = kit.Collection("accounts", "ACC", "Account", links=("ownerId",))
-CONTACTS = kit.Collection("contacts", "CON", "Contact", links=("accountId",))
-LEADS = kit.Collection("leads", "LEAD", "Lead", links=("ownerId",))
-OPPORTUNITIES = kit.Collection("opportunities", "OPP", "Opportunity", links=("accountId", "ownerId"))
-STAGES = kit.Collection("stages", None, "Stage")
-ACTIVITIES = kit.Collection("activities", "ACT", "Activity", links=("ownerId", "relatedTo"))
+USERS = kit.Collection("users", "USR", "User", links=("managerId",), fields=(
+    "id", "name", "email", "role", "managerId", "quota", "active"))
+ACCOUNTS = kit.Collection("accounts", "ACC", "Account", links=("ownerId",), fields=(
+    "id", "name", "industry", "tier", "ownerId", "website", "createdDate"))
+CONTACTS = kit.Collection("contacts", "CON", "Contact", links=("accountId",), fields=(
+    "id", "accountId", "firstName", "lastName", "email", "phone", "title", "isPrimary"))
+LEADS = kit.Collection("leads", "LEAD", "Lead", links=("ownerId",), fields=(
+    "id", "firstName", "lastName", "company", "email", "phone", "title", "source", "status", "ownerId",
+    "createdDate", "lastContactedDate", "disqualifyReason", "convertedAccountId", "convertedContactId",
+    "convertedOpportunityId"))
+OPPORTUNITIES = kit.Collection("opportunities", "OPP", "Opportunity", links=("accountId", "ownerId"), fields=(
+    "id", "name", "accountId", "primaryContactId", "ownerId", "stageId", "amount", "expectedCloseDate",
+    "createdDate", "stageEnteredDate", "status", "closedDate", "lostReason", "sourceLeadId"))
+STAGES = kit.Collection("stages", None, "Stage", fields=("id", "name", "order", "probability", "isClosed"))
+ACTIVITIES = kit.Collection("activities", "ACT", "Activity", links=("ownerId", "relatedTo"), fields=(
+    "id", "type", "subject", "ownerId", "relatedTo", "dueDate", "completedDate", "notes"))
+#: The world's collections (the fields of each record kind, in stored order, are declared here).
+WORLD = kit.World(USERS, ACCOUNTS, CONTACTS, LEADS, OPPORTUNITIES, STAGES, ACTIVITIES)
 
-require_user = USERS.require
-require_account = ACCOUNTS.require
-require_contact = CONTACTS.require
-require_lead = LEADS.require
-require_opportunity = OPPORTUNITIES.require
-require_stage = STAGES.require
-require_activity = ACTIVITIES.require
 
 _RELATED = {"lead": LEADS, "account": ACCOUNTS, "contact": CONTACTS, "opportunity": OPPORTUNITIES}
 
@@ -109,15 +107,7 @@ def audit(state: State, actor_user: Record, action: str, entity_type: str, entit
 
 
 def user_summary(user: Record) -> Record:
-    return {
-        "id": user["id"],
-        "name": user["name"],
-        "email": user["email"],
-        "role": user["role"],
-        "managerId": user["managerId"],
-        "quota": user["quota"],
-        "active": user["active"],
-    }
+    return kit.pick(user, USERS.fields)
 
 
 def account_summary(state: State, account: Record) -> Record:
@@ -210,10 +200,4 @@ def activity_summary(state: State, activity: Record) -> Record:
 
 
 def stage_summary(stage: Record) -> Record:
-    return {
-        "id": stage["id"],
-        "name": stage["name"],
-        "order": stage["order"],
-        "probability": stage["probability"],
-        "isClosed": stage["isClosed"],
-    }
+    return kit.pick(stage, STAGES.fields)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import State, first_open_stage, full_name, money, next_id
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
+    LEADS,
+    STAGES,
     account_summary,
     actor,
     assert_assignable,
@@ -16,11 +19,8 @@ from .helpers import (
     contact_summary,
     lead_summary,
     opportunity_summary,
-    require_account,
-    require_lead,
-    require_stage,
 )
-from .index import linked_ids, ordered_ids, relinked
+from .index import relinked
 
 STATUSES = ("new", "working", "qualified", "disqualified", "converted")
 SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
@@ -29,7 +29,7 @@ SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call
 def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     """The stage a new opportunity starts in: the given one (which must be open), else the first
     open stage of the pipeline."""
-    stage = require_stage(state, stage_id) if stage_id is not None else first_open_stage(state)
+    stage = STAGES.require(state, stage_id) if stage_id is not None else first_open_stage(state)
     if stage is None:
         raise ToolError("invalid_state", "No open pipeline stage is defined.")
     if stage["isClosed"]:
@@ -39,22 +39,7 @@ def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     return stage
 
 
-def _list_leads(state: State, args: dict[str, Any]) -> Any:
-    status = C.read_optional_enum(args, "status", STATUSES)
-    owner_id = C.read_optional_string(args, "ownerId")
-    source = C.read_optional_enum(args, "source", SOURCES)
-    leads = state["leads"]
-    ids = ordered_ids(leads) if owner_id is None else sorted(linked_ids(leads, "ownerId", owner_id))
-    if status is not None or source is not None:
-        ids = [
-            i
-            for i in ids
-            if (status is None or leads[i]["status"] == status) and (source is None or leads[i]["source"] == source)
-        ]
-    return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
-
-
-list_leads = define_tool(
+list_leads = kit.list_tool(
     name="list_leads",
     description=(
         "List sales leads (prospective customers not yet converted into accounts), sorted by id, one "
@@ -63,55 +48,41 @@ list_leads = define_tool(
         "creation), lastContactedDate, any disqualify reason and, once converted, the ids of the "
         "account, contact and opportunity it became. Read-only."
     ),
-    input_schema=schema(
-        {
-            "status": C.enum_prop(STATUSES, "Only leads in this status."),
-            "ownerId": C.string_prop("Only leads owned by this user id."),
-            "source": C.enum_prop(SOURCES, "Only leads that came from this source."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_leads,
+    collection=LEADS,
+    summary=lead_summary,
+    filters={
+        "status": kit.Filter(kit.Enum(STATUSES, "Only leads in this status."), field="status"),
+        "ownerId": kit.Filter(kit.String("Only leads owned by this user id."), link="ownerId"),
+        "source": kit.Filter(kit.Enum(SOURCES, "Only leads that came from this source."), field="source"),
+    },
+    contract=C,
 )
 
 
-def _search_leads(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    leads = state["leads"]
-
-    def matches(lead: dict[str, Any]) -> bool:
-        return any(
-            value is not None and query in value.lower()
-            for value in (lead["id"], full_name(lead), lead["company"], lead["email"])
-        )
-
-    ids = [i for i in ordered_ids(leads) if matches(leads[i])]
-    return paginate_ids(ids, leads, args, lambda lead: lead_summary(state, lead))
-
-
-search_leads = define_tool(
+search_leads = kit.list_tool(
     name="search_leads",
     description=(
         "Find leads whose id, full name, company or email contains the query text "
         "(case-insensitive). Returns a page of lead summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example a company or person name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_leads,
+    collection=LEADS,
+    summary=lead_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example a company or person name.",
+        lambda s, lead: (lead["id"], full_name(lead), lead["company"], lead["email"]),
+    )},
+    contract=C,
 )
 
 
-def _get_lead(state: State, args: dict[str, Any]) -> Any:
-    return lead_summary(state, require_lead(state, C.read_string(args, "leadId")))
-
-
-get_lead = define_tool(
+get_lead = kit.get_tool(
     name="get_lead",
     description="Get one lead by id, with its status, owner, age in days and conversion links. Read-only.",
-    input_schema=schema({"leadId": C.string_prop("The lead's id, for example LEAD-001.")}, required=["leadId"]),
-    run=_get_lead,
+    collection=LEADS,
+    id_key="leadId",
+    id_description="The lead's id, for example LEAD-001.",
+    show=lead_summary,
+    contract=C,
 )
 
 
@@ -143,7 +114,7 @@ def _create_lead(state: State, args: dict[str, Any]) -> Any:
     return {"created": lead_summary(state, lead)}
 
 
-create_lead = define_tool(
+create_lead = kit.write_tool(
     name="create_lead",
     description=(
         "Record a new sales lead. It gets the next LEAD- id, status new and today's date as "
@@ -170,7 +141,7 @@ create_lead = define_tool(
 
 def _update_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     email = C.read_optional_string(args, "email")
     phone = C.read_optional_string(args, "phone")
     title = C.read_optional_string(args, "title")
@@ -194,7 +165,7 @@ def _update_lead(state: State, args: dict[str, Any]) -> Any:
     return {"updated": lead_summary(state, lead)}
 
 
-update_lead = define_tool(
+update_lead = kit.write_tool(
     name="update_lead",
     description=(
         "Change a lead's email, phone, title or owner, and/or mark that it was contacted today "
@@ -220,7 +191,7 @@ update_lead = define_tool(
 
 def _qualify_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     if lead["status"] not in ("new", "working"):
         raise ToolError(
             "invalid_state",
@@ -231,7 +202,7 @@ def _qualify_lead(state: State, args: dict[str, Any]) -> Any:
     return {"updated": lead_summary(state, lead)}
 
 
-qualify_lead = define_tool(
+qualify_lead = kit.write_tool(
     name="qualify_lead",
     description=(
         "Mark a new or working lead as qualified (a real buying opportunity), which makes it "
@@ -247,7 +218,7 @@ qualify_lead = define_tool(
 
 def _disqualify_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     reason = C.read_string(args, "reason")
     if lead["status"] == "converted":
         raise ToolError(
@@ -259,7 +230,7 @@ def _disqualify_lead(state: State, args: dict[str, Any]) -> Any:
     return {"updated": lead_summary(state, lead)}
 
 
-disqualify_lead = define_tool(
+disqualify_lead = kit.write_tool(
     name="disqualify_lead",
     description=(
         "Close out a lead that will not buy: sets its status to disqualified and stores the "
@@ -280,7 +251,7 @@ disqualify_lead = define_tool(
 
 def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    lead = require_lead(state, C.read_string(args, "leadId"))
+    lead = LEADS.require(state, C.read_string(args, "leadId"))
     if lead["status"] != "qualified":
         raise ToolError(
             "invalid_state", f"Lead {lead['id']} is {lead['status']}; only a qualified lead can be converted."
@@ -291,7 +262,7 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
 
     # 5. Account: an existing one, or a new one stored right away.
     if account_id is not None:
-        account = require_account(state, account_id)
+        account = ACCOUNTS.require(state, account_id)
     else:
         new_account_id = next_id(state, "ACC")
         account = {
@@ -365,7 +336,7 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-convert_lead = define_tool(
+convert_lead = kit.write_tool(
     name="convert_lead",
     description=(
         "Convert a qualified lead into a customer. Creates a contact copied from the lead (not "

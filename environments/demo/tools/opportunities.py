@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool, format_number
+from silo_gym import ToolError, format_number, kit
 
 from ..state import (
     STALE_STAGE_DAYS,
@@ -14,72 +14,38 @@ from ..state import (
     money,
     next_id,
     next_stage,
-    stages_in_order,
     won_stage,
 )
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
+    ACCOUNTS,
+    CONTACTS,
+    OPPORTUNITIES,
+    STAGES,
     activity_summary,
     actor,
     assert_assignable,
     assert_open,
     audit,
     opportunity_summary,
-    require_account,
-    require_contact,
-    require_opportunity,
-    require_stage,
     stage_summary,
 )
-from .index import linked_ids, ordered_ids, relinked
+from .index import linked_ids, relinked
 from .leads import opening_stage
 
 OPP_STATUSES = ("open", "won", "lost")
 
 
-def _list_stages(state: State, args: dict[str, Any]) -> Any:
-    return {"results": [stage_summary(s) for s in stages_in_order(state)]}
-
-
-list_stages = define_tool(
-    name="list_stages",
-    description=(
+list_stages = kit.catalog_tool(
+    name="list_stages", description=(
         "List the pipeline stages in order, each with its id, name, order, win probability "
         "(percent) and whether it is a closed stage (Closed Won / Closed Lost). An open "
         "opportunity's probability comes from its stage. Read-only."
-    ),
-    input_schema=schema({}),
-    run=_list_stages,
+    ), collection=STAGES, summary=lambda state, stage: stage_summary(stage)
 )
 
 
-def _list_opportunities(state: State, args: dict[str, Any]) -> Any:
-    owner_id = C.read_optional_string(args, "ownerId")
-    account_id = C.read_optional_string(args, "accountId")
-    stage_id = C.read_optional_string(args, "stageId")
-    status = C.read_optional_enum(args, "status", OPP_STATUSES)
-    stale_only = C.read_boolean(args, "staleOnly", False)
-    opportunities = state["opportunities"]
-    if account_id is not None:
-        ids = sorted(linked_ids(opportunities, "accountId", account_id))
-    elif owner_id is not None:
-        ids = sorted(linked_ids(opportunities, "ownerId", owner_id))
-    else:
-        ids = ordered_ids(opportunities)
-    if owner_id is not None or account_id is not None or stage_id is not None or status is not None or stale_only:
-        ids = [
-            i
-            for i in ids
-            if (owner_id is None or opportunities[i]["ownerId"] == owner_id)
-            and (account_id is None or opportunities[i]["accountId"] == account_id)
-            and (stage_id is None or opportunities[i]["stageId"] == stage_id)
-            and (status is None or opportunities[i]["status"] == status)
-            and (not stale_only or is_stale(state, opportunities[i], STALE_STAGE_DAYS))
-        ]
-    return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
-
-
-list_opportunities = define_tool(
+list_opportunities = kit.list_tool(
     name="list_opportunities",
     description=(
         "List opportunities (deals), sorted by id, one page at a time, filtered by any of owner, "
@@ -88,52 +54,40 @@ list_opportunities = define_tool(
         "pastDue, status and close details. staleOnly keeps open deals that have sat in their "
         "current stage for more than 30 days. Read-only."
     ),
-    input_schema=schema(
-        {
-            "ownerId": C.string_prop("Only deals owned by this user id."),
-            "accountId": C.string_prop("Only deals on this account id."),
-            "stageId": C.string_prop("Only deals currently in this stage id."),
-            "status": C.enum_prop(OPP_STATUSES, "Only deals with this status."),
-            "staleOnly": C.boolean_prop(
-                "When true, only open deals that have been in their stage for more than 30 days.",
-                default=False,
-            ),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_opportunities,
+    collection=OPPORTUNITIES,
+    summary=opportunity_summary,
+    filters={
+        "ownerId": kit.Filter(kit.String("Only deals owned by this user id."), link="ownerId"),
+        "accountId": kit.Filter(kit.String("Only deals on this account id."), link="accountId"),
+        "stageId": kit.Filter(kit.String("Only deals currently in this stage id."), field="stageId"),
+        "status": kit.Filter(kit.Enum(OPP_STATUSES, "Only deals with this status."), field="status"),
+        "staleOnly": kit.Filter(
+            kit.Boolean("When true, only open deals that have been in their stage for more than 30 days.", default=False),
+            test=lambda state, opp, v: is_stale(state, opp, STALE_STAGE_DAYS),
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_opportunities(state: State, args: dict[str, Any]) -> Any:
-    query = C.read_string(args, "query").lower()
-    accounts, opportunities = state["accounts"], state["opportunities"]
-
-    def matches(o: dict[str, Any]) -> bool:
-        account = accounts.get(o["accountId"])
-        account_name = None if account is None else account["name"]
-        return any(value is not None and query in value.lower() for value in (o["id"], o["name"], account_name))
-
-    ids = [i for i in ordered_ids(opportunities) if matches(opportunities[i])]
-    return paginate_ids(ids, opportunities, args, lambda o: opportunity_summary(state, o))
-
-
-search_opportunities = define_tool(
+search_opportunities = kit.list_tool(
     name="search_opportunities",
     description=(
         "Find opportunities whose id, name or account name contains the query text "
         "(case-insensitive). Returns a page of opportunity summaries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example a company or deal name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_opportunities,
+    collection=OPPORTUNITIES,
+    summary=opportunity_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example a company or deal name.",
+        lambda state, o: (o["id"], o["name"], ACCOUNTS.field_of(state, o["accountId"])),
+    )},
+    contract=C,
 )
 
 
 def _get_opportunity(state: State, args: dict[str, Any]) -> Any:
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     out = opportunity_summary(state, opp)
     out["stale"] = is_stale(state, opp, STALE_STAGE_DAYS)
     activities = state["activities"]
@@ -145,7 +99,7 @@ def _get_opportunity(state: State, args: dict[str, Any]) -> Any:
     return out
 
 
-get_opportunity = define_tool(
+get_opportunity = kit.read_tool(
     name="get_opportunity",
     description=(
         "Get one opportunity by id with its full summary, whether it is stale (open and more than "
@@ -161,13 +115,13 @@ get_opportunity = define_tool(
 
 def _create_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    account = require_account(state, C.read_string(args, "accountId"))
+    account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     stage = opening_stage(state, C.read_optional_string(args, "stageId"))
     primary_contact_id = C.read_optional_string(args, "primaryContactId")
     if primary_contact_id is not None:
-        require_contact(state, primary_contact_id)
+        CONTACTS.require(state, primary_contact_id)
     opp_id = next_id(state, "OPP")
     opp = {
         "id": opp_id,
@@ -197,7 +151,7 @@ def _create_opportunity(state: State, args: dict[str, Any]) -> Any:
     return {"created": opportunity_summary(state, opp)}
 
 
-create_opportunity = define_tool(
+create_opportunity = kit.write_tool(
     name="create_opportunity",
     description=(
         "Open a new opportunity (deal) on an existing account. It gets the next OPP- id, status "
@@ -226,14 +180,14 @@ create_opportunity = define_tool(
 
 def _update_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     name = C.read_optional_string(args, "name")
     amount = C.read_optional_number(args, "amount", minimum=0)
     expected_close = C.read_optional_date(args, "expectedCloseDate")
     primary_contact_id = C.read_optional_string(args, "primaryContactId")
     if primary_contact_id is not None:
-        require_contact(state, primary_contact_id)
+        CONTACTS.require(state, primary_contact_id)
     if name is not None:
         opp["name"] = name
     if amount is not None:
@@ -246,7 +200,7 @@ def _update_opportunity(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-update_opportunity = define_tool(
+update_opportunity = kit.write_tool(
     name="update_opportunity",
     description=(
         "Change an open opportunity's name, amount (USD), expected close date or primary contact. "
@@ -280,9 +234,9 @@ def _enter_stage(state: State, acting: Any, opp: Any, stage: Any, tool: str, ver
 
 def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
-    stage = require_stage(state, C.read_string(args, "stageId"))
+    stage = STAGES.require(state, C.read_string(args, "stageId"))
     if stage["isClosed"]:
         raise ToolError(
             "not_allowed",
@@ -291,7 +245,7 @@ def _set_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     return _enter_stage(state, acting, opp, stage, "set_opportunity_stage", "Moved")
 
 
-set_opportunity_stage = define_tool(
+set_opportunity_stage = kit.write_tool(
     name="set_opportunity_stage",
     description=(
         "Move an open opportunity to any open pipeline stage (forward or back). The deal's "
@@ -313,7 +267,7 @@ set_opportunity_stage = define_tool(
 
 def _advance_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     stage = next_stage(state, opp["stageId"])
     if stage is None:
@@ -323,7 +277,7 @@ def _advance_opportunity_stage(state: State, args: dict[str, Any]) -> Any:
     return _enter_stage(state, acting, opp, stage, "advance_opportunity_stage", "Advanced")
 
 
-advance_opportunity_stage = define_tool(
+advance_opportunity_stage = kit.write_tool(
     name="advance_opportunity_stage",
     description=(
         "Move an open opportunity one step forward to the next open pipeline stage, with today as "
@@ -340,7 +294,7 @@ advance_opportunity_stage = define_tool(
 
 def _close_opportunity_won(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     stage = won_stage(state)
     if stage is None:
@@ -363,7 +317,7 @@ def _close_opportunity_won(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-close_opportunity_won = define_tool(
+close_opportunity_won = kit.write_tool(
     name="close_opportunity_won",
     description=(
         "Record that an open opportunity was won: it moves to the Closed Won stage with status won "
@@ -387,7 +341,7 @@ close_opportunity_won = define_tool(
 
 def _close_opportunity_lost(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     reason = C.read_string(args, "reason")
     stage = lost_stage(state)
@@ -409,7 +363,7 @@ def _close_opportunity_lost(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-close_opportunity_lost = define_tool(
+close_opportunity_lost = kit.write_tool(
     name="close_opportunity_lost",
     description=(
         "Record that an open opportunity was lost: it moves to the Closed Lost stage with status "
@@ -430,7 +384,7 @@ close_opportunity_lost = define_tool(
 
 def _reassign_opportunity(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
-    opp = require_opportunity(state, C.read_string(args, "opportunityId"))
+    opp = OPPORTUNITIES.require(state, C.read_string(args, "opportunityId"))
     assert_open(opp)
     new_owner = assert_assignable(state, C.read_string(args, "newOwnerId"))
     if opp["ownerId"] == new_owner["id"]:
@@ -451,7 +405,7 @@ def _reassign_opportunity(state: State, args: dict[str, Any]) -> Any:
     return {"updated": opportunity_summary(state, opp)}
 
 
-reassign_opportunity = define_tool(
+reassign_opportunity = kit.write_tool(
     name="reassign_opportunity",
     description=(
         "Hand an open opportunity to a different owner. The new owner must be an active user other "

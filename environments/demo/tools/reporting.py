@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import (
     STALE_STAGE_DAYS,
@@ -19,18 +19,13 @@ from ..state import (
     won_amount_for,
 )
 from .contract import C, schema
-from .helpers import require_user
-
-
-def _user_name(state: State, user_id: str) -> str | None:
-    user = state["users"].get(user_id)
-    return None if user is None else user["name"]
+from .helpers import USERS
 
 
 def _pipeline_summary(state: State, args: dict[str, Any]) -> Any:
     owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
-        require_user(state, owner_id)
+        USERS.require(state, owner_id)
     open_opps = [
         o
         for o in state["opportunities"].values()
@@ -60,7 +55,7 @@ def _pipeline_summary(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-pipeline_summary = define_tool(
+pipeline_summary = kit.read_tool(
     name="pipeline_summary",
     description=(
         "Summarise the open pipeline, for the whole team or one owner: the number of open deals, "
@@ -107,7 +102,7 @@ def _forecast_report(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-forecast_report = define_tool(
+forecast_report = kit.read_tool(
     name="forecast_report",
     description=(
         "Revenue forecast over the open opportunities (plus won ones when includeClosed is true; "
@@ -149,7 +144,7 @@ def _rep_performance(state: State, args: dict[str, Any]) -> Any:
     return {"activeOnly": active_only, "results": results}
 
 
-rep_performance = define_tool(
+rep_performance = kit.read_tool(
     name="rep_performance",
     description=(
         "Performance of every sales rep (role rep), sorted by user id: quota, closedWon (total of "
@@ -168,7 +163,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
     threshold = C.read_optional_number(args, "thresholdDays", integer=True, minimum=1, default=STALE_STAGE_DAYS)
     owner_id = C.read_optional_string(args, "ownerId")
     if owner_id is not None:
-        require_user(state, owner_id)
+        USERS.require(state, owner_id)
     stale = [
         o
         for o in state["opportunities"].values()
@@ -178,7 +173,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
     for o in stale:
         counts[o["ownerId"]] = counts.get(o["ownerId"], 0) + 1
     count_by_owner = [
-        {"userId": user_id, "name": _user_name(state, user_id), "count": n}
+        {"userId": user_id, "name": USERS.field_of(state, user_id), "count": n}
         for user_id, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
     rows = [
@@ -186,7 +181,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
             "id": o["id"],
             "name": o["name"],
             "ownerId": o["ownerId"],
-            "ownerName": _user_name(state, o["ownerId"]),
+            "ownerName": USERS.field_of(state, o["ownerId"]),
             "stageId": o["stageId"],
             "amount": o["amount"],
             "daysInStage": days_in_stage(state, o),
@@ -205,7 +200,7 @@ def _stale_opportunities(state: State, args: dict[str, Any]) -> Any:
     }
 
 
-stale_opportunities = define_tool(
+stale_opportunities = kit.read_tool(
     name="stale_opportunities",
     description=(
         "Find stalled deals: open opportunities that have stayed in their current stage for more "

@@ -4,46 +4,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import State, open_pipeline_for, quota_attainment_percent, won_amount_for
-from .contract import C, paginate_ids, schema
-from .helpers import require_user, user_summary
-from .index import linked_ids, ordered_ids
+from .contract import C, schema
+from .helpers import (
+    USERS,
+    user_summary,
+)
+from .index import linked_ids
 
 ROLES = ("rep", "manager")
 
 
-def _list_users(state: State, args: dict[str, Any]) -> Any:
-    role = C.read_optional_enum(args, "role", ROLES)
-    active_only = C.read_boolean(args, "activeOnly", False)
-    users = state["users"]
-    ids = ordered_ids(users)
-    if role is not None or active_only:
-        ids = [i for i in ids if (role is None or users[i]["role"] == role) and (not active_only or users[i]["active"])]
-    return paginate_ids(ids, users, args, user_summary)
-
-
-list_users = define_tool(
+list_users = kit.list_tool(
     name="list_users",
     description=(
         "List CRM users (the sales manager and the reps), sorted by id, one page at a time. Each "
         "entry gives id, name, email, role, managerId, quota (USD) and whether the user is active. "
         "Deactivated users have left the company: they cannot act and cannot own records. Read-only."
     ),
-    input_schema=schema(
-        {
-            "role": C.enum_prop(ROLES, "Only return users with this role."),
-            "activeOnly": C.boolean_prop("When true, leave out deactivated users.", default=False),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_users,
+    collection=USERS,
+    summary=lambda state, user: user_summary(user),
+    filters={
+        "role": kit.Filter(kit.Enum(ROLES, "Only return users with this role."), field="role"),
+        "activeOnly": kit.Filter(
+            kit.Boolean("When true, leave out deactivated users.", default=False), test=lambda s, user, v: user["active"]
+        ),
+    },
+    contract=C,
 )
 
 
 def _get_user(state: State, args: dict[str, Any]) -> Any:
-    user = require_user(state, C.read_string(args, "userId"))
+    user = USERS.require(state, C.read_string(args, "userId"))
     # The helpers read only the opportunities: give them the user's own, in the world's order
     # (so the sums add up in the same order), instead of the whole world.
     opportunities = state["opportunities"]
@@ -55,7 +49,7 @@ def _get_user(state: State, args: dict[str, Any]) -> Any:
     return out
 
 
-get_user = define_tool(
+get_user = kit.read_tool(
     name="get_user",
     description=(
         "Get one user by id, with their performance: openPipeline (total amount of the open "

@@ -8,11 +8,6 @@ from silo_gym import ToolError, kit
 
 from ..state import (
     MEMBERS,
-    PROJECTS,
-    SPRINTS,
-    TEAMS,
-    TIME_LOGS,
-    WORK_ITEMS,
     WORKFLOW_STATES,
     WORLD,
     State,
@@ -42,13 +37,6 @@ __all__ = [
     "member_summary",
     "name_of",
     "project_summary",
-    "require_member",
-    "require_project",
-    "require_sprint",
-    "require_team",
-    "require_time_log",
-    "require_work_item",
-    "require_workflow_state",
     "sprint_summary",
     "team_summary",
     "time_log_summary",
@@ -62,13 +50,6 @@ Record = dict[str, Any]
 # Lookups
 
 
-require_member = MEMBERS.require
-require_team = TEAMS.require
-require_project = PROJECTS.require
-require_work_item = WORK_ITEMS.require
-require_sprint = SPRINTS.require
-require_workflow_state = WORKFLOW_STATES.require
-require_time_log = TIME_LOGS.require
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,13 +215,7 @@ def work_item_summary(state: State, item: Record) -> Record:
 
 
 def workflow_state_summary(wfs: Record) -> Record:
-    return {
-        "id": wfs["id"],
-        "name": wfs["name"],
-        "order": wfs["order"],
-        "isDone": wfs["isDone"],
-        "isBlockedState": wfs["isBlockedState"],
-    }
+    return kit.pick(wfs, WORKFLOW_STATES.fields)
 
 
 def time_log_summary(state: State, log: Record) -> Record:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import (
     MEMBERS,
@@ -16,14 +16,12 @@ from ..state import (
     next_id,
     work_items_for_assignee,
 )
-from .contract import C, actor_prop, paginate_ids, schema
+from .contract import C, actor_prop, schema
 from .helpers import (
     actor,
     assert_assignable,
     audit,
     member_summary,
-    require_member,
-    require_team,
     team_summary,
     work_item_summary,
 )
@@ -37,25 +35,7 @@ Args = dict[str, Any]
 # Members
 
 
-def _list_members(state: State, args: Args) -> Any:
-    role = C.read_optional_enum(args, "role", ROLES)
-    team_id = C.read_optional_string(args, "teamId")
-    active_only = C.read_boolean(args, "activeOnly")
-    over_only = C.read_boolean(args, "overCapacityOnly")
-    members = state["members"]
-    ids = MEMBERS.ids_where(state, {"teamId": team_id})
-    if role is not None or active_only or over_only:
-        ids = [
-            k
-            for k in ids
-            if (role is None or members[k]["role"] == role)
-            and (not active_only or members[k]["active"])
-            and (not over_only or load_for(state, k) > members[k]["weeklyCapacityPoints"])
-        ]
-    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
-
-
-list_members = define_tool(
+list_members = kit.list_tool(
     name="list_members",
     description=(
         "List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, "
@@ -64,46 +44,38 @@ list_members = define_tool(
         "when over-committed), overCapacity and active. Deactivated members have left: they cannot "
         "act or take new work. Read-only."
     ),
-    input_schema=schema(
-        {
-            "role": C.enum_prop(ROLES, "Only members with this role."),
-            "teamId": C.string_prop("Only members of this team id (for example TEAM-001)."),
-            "activeOnly": C.boolean_prop("When true, leave out deactivated members."),
-            "overCapacityOnly": C.boolean_prop(
-                "When true, only members whose assigned points exceed their weekly capacity."
-            ),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_members,
+    collection=MEMBERS,
+    summary=member_summary,
+    filters={
+        "role": kit.Filter(kit.Enum(ROLES, "Only members with this role."), field="role"),
+        "teamId": kit.Filter(kit.String("Only members of this team id (for example TEAM-001)."), link="teamId"),
+        "activeOnly": kit.Filter(kit.Boolean("When true, leave out deactivated members."), field="active"),
+        "overCapacityOnly": kit.Filter(
+            kit.Boolean("When true, only members whose assigned points exceed their weekly capacity."),
+            test=lambda state, m, v: load_for(state, m["id"]) > m["weeklyCapacityPoints"],
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_members(state: State, args: Args) -> Any:
-    query = C.read_string(args, "query").lower()
-    members = state["members"]
-    ids = MEMBERS.select(
-        state, lambda m: any(v is not None and query in v.lower() for v in (m["id"], m["name"], m["email"]))
-    )
-    return paginate_ids(ids, members, args, lambda m: member_summary(state, m))
-
-
-search_members = define_tool(
+search_members = kit.list_tool(
     name="search_members",
     description=(
         "Find members whose id, name or email contains the query text (case-insensitive). Returns a "
         "page of member entries, as list_members gives them, sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example part of a person's name."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_members,
+    collection=MEMBERS,
+    summary=member_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example part of a person's name.", lambda s, m: (m["id"], m["name"], m["email"])
+    )},
+    contract=C,
 )
 
 
 def _get_member(state: State, args: Args) -> Any:
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     items = work_items_for_assignee(state, member["id"])
     out = member_summary(state, member)
     out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
@@ -111,7 +83,7 @@ def _get_member(state: State, args: Args) -> Any:
     return out
 
 
-get_member = define_tool(
+get_member = kit.read_tool(
     name="get_member",
     description=(
         "Get one member by id with their capacity figures, openWorkItemCount and every work item "
@@ -128,7 +100,7 @@ def _create_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
     team_id = C.read_optional_string(args, "teamId")
     if team_id is not None:
-        require_team(state, team_id)
+        TEAMS.require(state, team_id)
     member_id = next_id(state, "MEM")
     name = C.read_string(args, "name")
     email = C.read_string(args, "email")
@@ -148,7 +120,7 @@ def _create_member(state: State, args: Args) -> Any:
     return {"created": member_summary(state, member)}
 
 
-create_member = define_tool(
+create_member = kit.write_tool(
     name="create_member",
     description=(
         "Add a new, active member. Give their name, email, role and weekly capacity in estimate "
@@ -174,7 +146,7 @@ create_member = define_tool(
 
 def _update_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     role = C.read_optional_enum(args, "role", ROLES)
     team_id = C.read_optional_string(args, "teamId")
     capacity = C.read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
@@ -183,13 +155,13 @@ def _update_member(state: State, args: Args) -> Any:
     if capacity is not None:
         member["weeklyCapacityPoints"] = capacity
     if team_id is not None:
-        require_team(state, team_id)  # refused after the writes above (§6.6)
+        TEAMS.require(state, team_id)  # refused after the writes above (§6.6)
         MEMBERS.set_link(state, member, "teamId", team_id)
     audit(state, acting, "update_member", "member", member["id"], f"Updated {member['name']}.")
     return {"updated": member_summary(state, member)}
 
 
-update_member = define_tool(
+update_member = kit.write_tool(
     name="update_member",
     description=(
         "Change a member's role, team or weekly capacity; leave out what should stay. Deactivated "
@@ -212,7 +184,7 @@ update_member = define_tool(
 
 def _deactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if not member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already deactivated.")
     member["active"] = False
@@ -228,7 +200,7 @@ def _deactivate_member(state: State, args: Args) -> Any:
     return {"updated": member_summary(state, member), "openWorkItemIds": open_ids}
 
 
-deactivate_member = define_tool(
+deactivate_member = kit.write_tool(
     name="deactivate_member",
     description=(
         "Mark a member as having left. Their unfinished work stays assigned to them (reassign it "
@@ -245,7 +217,7 @@ deactivate_member = define_tool(
 
 def _reactivate_member(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if member["active"]:
         raise ToolError("conflict", f"{member['id']} ({member['name']}) is already active.")
     member["active"] = True
@@ -253,7 +225,7 @@ def _reactivate_member(state: State, args: Args) -> Any:
     return {"updated": member_summary(state, member)}
 
 
-reactivate_member = define_tool(
+reactivate_member = kit.write_tool(
     name="reactivate_member",
     description=(
         "Bring a deactivated member back, so they can act and take work again. An active member is "
@@ -274,29 +246,22 @@ reactivate_member = define_tool(
 # Teams
 
 
-def _list_teams(state: State, args: Args) -> Any:
-    return paginate_ids(TEAMS.ids(state), state["teams"], args, lambda t: team_summary(state, t))
-
-
-list_teams = define_tool(
-    name="list_teams",
-    description=(
+list_teams = kit.list_tool(
+    name="list_teams", description=(
         "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
         "and memberCount (members of every status). Read-only."
-    ),
-    input_schema=schema({**C.paging_props()}),
-    run=_list_teams,
+    ), collection=TEAMS, summary=team_summary, contract=C
 )
 
 
 def _get_team(state: State, args: Args) -> Any:
-    team = require_team(state, C.read_string(args, "teamId"))
+    team = TEAMS.require(state, C.read_string(args, "teamId"))
     out = team_summary(state, team)
     out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
     return out
 
 
-get_team = define_tool(
+get_team = kit.read_tool(
     name="get_team",
     description=(
         "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
@@ -320,7 +285,7 @@ def _create_team(state: State, args: Args) -> Any:
     return {"created": team_summary(state, team)}
 
 
-create_team = define_tool(
+create_team = kit.write_tool(
     name="create_team",
     description=(
         "Create a team with a name and, optionally, an active lead. The lead's own team is not "
@@ -340,7 +305,7 @@ create_team = define_tool(
 
 def _reassign_team_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    team = require_team(state, C.read_string(args, "teamId"))
+    team = TEAMS.require(state, C.read_string(args, "teamId"))
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if team["leadId"] == new_lead["id"]:
         raise ToolError("conflict", f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
@@ -357,7 +322,7 @@ def _reassign_team_lead(state: State, args: Args) -> Any:
     return {"updated": team_summary(state, team)}
 
 
-reassign_team_lead = define_tool(
+reassign_team_lead = kit.write_tool(
     name="reassign_team_lead",
     description=(
         "Make another active member the lead of a team. Naming the current lead is refused. "

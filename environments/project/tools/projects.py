@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
-from ..state import PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
-from .contract import C, actor_prop, paginate_ids, schema
+from ..state import MEMBERS, PROJECTS, State, is_done, next_id, sprints_for_project, work_items_for_project
+from .contract import C, actor_prop, schema
 from .helpers import (
     actor,
     assert_assignable,
@@ -15,8 +15,6 @@ from .helpers import (
     ids_text,
     member_summary,
     project_summary,
-    require_member,
-    require_project,
     sprint_summary,
     work_item_summary,
 )
@@ -27,69 +25,47 @@ OPEN_PROJECT_STATUSES = ("active", "on_hold")
 Args = dict[str, Any]
 
 
-def _list_projects(state: State, args: Args) -> Any:
-    status = C.read_optional_enum(args, "status", PROJECT_STATUSES)
-    lead_id = C.read_optional_string(args, "leadId")
-    ids = PROJECTS.ids(state)
-    if status is not None or lead_id is not None:
-        projects = state["projects"]
-        ids = [
-            k
-            for k in ids
-            if (status is None or projects[k]["status"] == status) and (lead_id is None or projects[k]["leadId"] == lead_id)
-        ]
-    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
-
-
-list_projects = define_tool(
+list_projects = kit.list_tool(
     name="list_projects",
     description=(
         "List projects, sorted by id, one page at a time, optionally by status or lead. Each entry "
         "gives id, name, key (a short code such as ATL), status, lead, start and target dates, "
         "workItemCount, openWorkItemCount and openPoints (estimate points not yet done). Read-only."
     ),
-    input_schema=schema(
-        {
-            "status": C.enum_prop(PROJECT_STATUSES, "Only projects with this status."),
-            "leadId": C.string_prop("Only projects led by this member id."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_projects,
+    collection=PROJECTS,
+    summary=project_summary,
+    filters={
+        "status": kit.Filter(kit.Enum(PROJECT_STATUSES, "Only projects with this status."), field="status"),
+        "leadId": kit.Filter(kit.String("Only projects led by this member id."), field="leadId"),
+    },
+    contract=C,
 )
 
 
-def _search_projects(state: State, args: Args) -> Any:
-    query = C.read_string(args, "query").lower()
-    ids = PROJECTS.select(
-        state, lambda p: any(v is not None and query in v.lower() for v in (p["id"], p["name"], p["key"]))
-    )
-    return paginate_ids(ids, state["projects"], args, lambda p: project_summary(state, p))
-
-
-search_projects = define_tool(
+search_projects = kit.list_tool(
     name="search_projects",
     description=(
         "Find projects whose id, name or key contains the query text (case-insensitive). Returns a "
         "page of project entries sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for: part of a project name, or its key."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_projects,
+    collection=PROJECTS,
+    summary=project_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for: part of a project name, or its key.", lambda s, p: (p["id"], p["name"], p["key"])
+    )},
+    contract=C,
 )
 
 
 def _get_project(state: State, args: Args) -> Any:
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     out = project_summary(state, project)
     out["sprints"] = [sprint_summary(state, s) for s in sprints_for_project(state, project["id"])]
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_project(state, project["id"])]
     return out
 
 
-get_project = define_tool(
+get_project = kit.read_tool(
     name="get_project",
     description=(
         "Get one project by id with its sprints (by start date) and all of its work items (by id). Read-only."
@@ -125,7 +101,7 @@ def _create_project(state: State, args: Args) -> Any:
     return {"created": project_summary(state, project)}
 
 
-create_project = define_tool(
+create_project = kit.write_tool(
     name="create_project",
     description=(
         "Start a new, active project with a name, a unique key (stored upper-case), an active lead, "
@@ -149,7 +125,7 @@ create_project = define_tool(
 
 def _update_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError("not_allowed", f"Project {project['id']} is completed and can no longer be changed.")
     name = C.read_optional_string(args, "name")
@@ -165,7 +141,7 @@ def _update_project(state: State, args: Args) -> Any:
     return {"updated": project_summary(state, project)}
 
 
-update_project = define_tool(
+update_project = kit.write_tool(
     name="update_project",
     description=(
         "Rename a project, move its target date, or put it on hold and back to active; leave out what "
@@ -188,7 +164,7 @@ update_project = define_tool(
 
 def _close_project(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError("conflict", f"Project {project['id']} is already completed.")
     open_ids = [i["id"] for i in work_items_for_project(state, project["id"]) if not is_done(state, i)]
@@ -203,7 +179,7 @@ def _close_project(state: State, args: Args) -> Any:
     return {"updated": project_summary(state, project)}
 
 
-close_project = define_tool(
+close_project = kit.write_tool(
     name="close_project",
     description=(
         "Mark a project as completed. Every one of its work items must be done first; otherwise the "
@@ -224,7 +200,7 @@ close_project = define_tool(
 
 def _reassign_project_lead(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if project["leadId"] == new_lead["id"]:
         raise ToolError(
@@ -243,7 +219,7 @@ def _reassign_project_lead(state: State, args: Args) -> Any:
     return {"updated": project_summary(state, project)}
 
 
-reassign_project_lead = define_tool(
+reassign_project_lead = kit.write_tool(
     name="reassign_project_lead",
     description=(
         "Hand a project's leadership to another active member. Naming the current lead is refused. "
@@ -262,12 +238,12 @@ reassign_project_lead = define_tool(
 
 
 def _get_project_lead(state: State, args: Args) -> Any:
-    project = require_project(state, C.read_string(args, "projectId"))
-    lead = require_member(state, project["leadId"])
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
+    lead = MEMBERS.require(state, project["leadId"])
     return {"projectId": project["id"], "lead": member_summary(state, lead)}
 
 
-get_project_lead = define_tool(
+get_project_lead = kit.read_tool(
     name="get_project_lead",
     description="Get the member who leads a project, with their capacity figures. Read-only.",
     input_schema=schema(

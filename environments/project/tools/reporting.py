@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import define_tool
+from silo_gym import kit
 
 from ..state import (
+    MEMBERS,
+    PROJECTS,
+    SPRINTS,
     State,
     days_between,
     days_in_status,
@@ -29,7 +32,7 @@ from ..state import (
     work_items_for_sprint,
 )
 from .contract import C, schema
-from .helpers import name_of, require_member, require_project, require_sprint
+from .helpers import name_of
 
 Args = dict[str, Any]
 Record = dict[str, Any]
@@ -42,12 +45,12 @@ def _items_by_id(state: State) -> list[Record]:
 def _optional_project(state: State, args: Args) -> str | None:
     project_id = C.read_optional_string(args, "projectId")
     if project_id is not None:
-        require_project(state, project_id)
+        PROJECTS.require(state, project_id)
     return project_id
 
 
 def _sprint_burndown(state: State, args: Args) -> Any:
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     sprint_id = sprint["id"]
     scope = scope_for_sprint(state, sprint_id)
     completed = velocity_for_sprint(state, sprint_id)
@@ -79,7 +82,7 @@ def _sprint_burndown(state: State, args: Args) -> Any:
     }
 
 
-sprint_burndown = define_tool(
+sprint_burndown = kit.read_tool(
     name="sprint_burndown",
     description=(
         "Progress of one sprint: scopePoints, completedPoints (estimates of done items), "
@@ -118,7 +121,7 @@ def _member_load(state: State, args: Args) -> Any:
     return {"teamId": team_id, "activeOnly": active_only, "results": rows}
 
 
-member_load = define_tool(
+member_load = kit.read_tool(
     name="member_load",
     description=(
         "Workload per member, sorted by member id: weekly capacity, assignedPoints (estimates of "
@@ -173,7 +176,7 @@ def _blocked_items(state: State, args: Args) -> Any:
     }
 
 
-blocked_items = define_tool(
+blocked_items = kit.read_tool(
     name="blocked_items",
     description=(
         "Work items held up by a dependency that is not done yet (whatever the item's own state), "
@@ -238,7 +241,7 @@ def _overdue_items(state: State, args: Args) -> Any:
     }
 
 
-overdue_items = define_tool(
+overdue_items = kit.read_tool(
     name="overdue_items",
     description=(
         "Unfinished work items whose due date is before today, across all projects or one: count, "
@@ -293,7 +296,7 @@ def _velocity_report(state: State, args: Args) -> Any:
     }
 
 
-velocity_report = define_tool(
+velocity_report = kit.read_tool(
     name="velocity_report",
     description=(
         "Sprint by sprint (by start date), across all projects or one: scopePoints, deliveredPoints "
@@ -312,7 +315,7 @@ velocity_report = define_tool(
 
 
 def _project_time_report(state: State, args: Args) -> Any:
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     items = work_items_for_project(state, project["id"])
     logs = [log for i in items for log in time_logs_for_work_item(state, i["id"])]
     sums: dict[str, float] = {}
@@ -335,7 +338,7 @@ def _project_time_report(state: State, args: Args) -> Any:
     }
 
 
-project_time_report = define_tool(
+project_time_report = kit.read_tool(
     name="project_time_report",
     description=(
         "Hours logged on one project's work items by everyone: totalHours, a breakdown per member "
@@ -379,7 +382,7 @@ def _workload_forecast(state: State, args: Args) -> Any:
     return {"results": rows}
 
 
-workload_forecast = define_tool(
+workload_forecast = kit.read_tool(
     name="workload_forecast",
     description=(
         "One row per project (by id) summing the estimate points of its unfinished work: all of it, "
@@ -392,7 +395,7 @@ workload_forecast = define_tool(
 
 
 def _member_capacity_check(state: State, args: Args) -> Any:
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     extra = args["additionalPoints"]
     load = load_for(state, member["id"])
     capacity = member["weeklyCapacityPoints"]
@@ -408,7 +411,7 @@ def _member_capacity_check(state: State, args: Args) -> Any:
     }
 
 
-member_capacity_check = define_tool(
+member_capacity_check = kit.read_tool(
     name="member_capacity_check",
     description=(
         "Would this member have room for additionalPoints more work? wouldFit is true when they are "

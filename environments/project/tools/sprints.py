@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
-from ..state import State, is_done, next_id, remaining_for_sprint, work_items_for_sprint
+from ..state import PROJECTS, SPRINTS, State, is_done, next_id, remaining_for_sprint, work_items_for_sprint
 from .contract import C, actor_prop, paginate, schema
-from .helpers import actor, audit, require_project, require_sprint, sprint_summary, work_item_summary
+from .helpers import actor, audit, sprint_summary, work_item_summary
 
 SPRINT_STATUSES = ("planned", "active", "completed")
 
@@ -27,7 +27,7 @@ def _list_sprints(state: State, args: Args) -> Any:
     return paginate(rows, args)
 
 
-list_sprints = define_tool(
+list_sprints = kit.read_tool(
     name="list_sprints",
     description=(
         "List sprints sorted by start date (then id), one page at a time, optionally for one project "
@@ -48,14 +48,14 @@ list_sprints = define_tool(
 
 
 def _get_sprint(state: State, args: Args) -> Any:
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     out = sprint_summary(state, sprint)
     out["remainingPoints"] = remaining_for_sprint(state, sprint["id"])
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_sprint(state, sprint["id"])]
     return out
 
 
-get_sprint = define_tool(
+get_sprint = kit.read_tool(
     name="get_sprint",
     description=(
         "Get one sprint by id with its figures, remainingPoints (estimates of its unfinished items) "
@@ -68,7 +68,7 @@ get_sprint = define_tool(
 
 def _create_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     start = C.read_date(args, "startDate")
     end = C.read_date(args, "endDate")
     if end < start:
@@ -88,7 +88,7 @@ def _create_sprint(state: State, args: Args) -> Any:
     return {"created": sprint_summary(state, sprint)}
 
 
-create_sprint = define_tool(
+create_sprint = kit.write_tool(
     name="create_sprint",
     description=(
         "Plan a new sprint for a project, with a name and start and end dates (the end may not come "
@@ -111,7 +111,7 @@ create_sprint = define_tool(
 
 def _start_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     if sprint["status"] != "planned":
         raise ToolError(
             "invalid_state", f"Sprint {sprint['id']} is {sprint['status']}; only a planned sprint can be started."
@@ -129,7 +129,7 @@ def _start_sprint(state: State, args: Args) -> Any:
     return {"updated": sprint_summary(state, sprint)}
 
 
-start_sprint = define_tool(
+start_sprint = kit.write_tool(
     name="start_sprint",
     description=(
         "Start a planned sprint. Refused when the sprint is not planned, or while another sprint of "
@@ -146,7 +146,7 @@ start_sprint = define_tool(
 
 def _complete_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     if sprint["status"] != "active":
         raise ToolError(
             "invalid_state", f"Sprint {sprint['id']} is {sprint['status']}; only a running sprint can be completed."
@@ -164,7 +164,7 @@ def _complete_sprint(state: State, args: Args) -> Any:
     return {"updated": sprint_summary(state, sprint), "carriedOver": carried}
 
 
-complete_sprint = define_tool(
+complete_sprint = kit.write_tool(
     name="complete_sprint",
     description=(
         "Close an active sprint. Its unfinished work items stay in it as carry-over (listed in "

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool, format_number
+from silo_gym import ToolError, format_number, kit
 
 from ..state import (
+    MEMBERS,
     TIME_LOGS,
+    WORK_ITEMS,
     State,
     hours_on_work_item,
     is_done,
@@ -18,7 +20,7 @@ from ..state import (
     total_hours_for,
 )
 from .contract import C, actor_prop, paginate_ids, schema
-from .helpers import actor, audit, name_of, require_member, require_work_item, time_log_summary
+from .helpers import actor, audit, name_of, time_log_summary
 
 MIN_HOURS = 0.1
 MAX_HOURS = 24
@@ -37,8 +39,8 @@ def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, floa
 
 def _log_time(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    member = require_member(state, C.read_string(args, "memberId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if is_done(state, item):
         raise ToolError("not_allowed", f"{item['id']} is done; time cannot be logged against it.")
     log_id = next_id(state, "TL")
@@ -57,7 +59,7 @@ def _log_time(state: State, args: Args) -> Any:
     return {"created": time_log_summary(state, log), "hoursOnWorkItem": hours_on_work_item(state, item["id"])}
 
 
-log_time = define_tool(
+log_time = kit.write_tool(
     name="log_time",
     description=(
         "Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless "
@@ -84,9 +86,9 @@ def _list_time_logs(state: State, args: Args) -> Any:
     start = C.read_optional_date(args, "from")
     end = C.read_optional_date(args, "to")
     if item_id is not None:
-        require_work_item(state, item_id)
+        WORK_ITEMS.require(state, item_id)
     if member_id is not None:
-        require_member(state, member_id)
+        MEMBERS.require(state, member_id)
     records = state["timeLogs"]
     ids = TIME_LOGS.ids_where(state, {"workItemId": item_id, "memberId": member_id})
     if start is not None or end is not None:
@@ -101,7 +103,7 @@ def _list_time_logs(state: State, args: Args) -> Any:
     return page
 
 
-list_time_logs = define_tool(
+list_time_logs = kit.read_tool(
     name="list_time_logs",
     description=(
         "List time logs, sorted by id, one page at a time, filtered by work item, member and an "
@@ -142,7 +144,7 @@ def _update_time_log(state: State, args: Args) -> Any:
     return {"updated": time_log_summary(state, log)}
 
 
-update_time_log = define_tool(
+update_time_log = kit.write_tool(
     name="update_time_log",
     description=(
         "Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date "
@@ -162,7 +164,7 @@ update_time_log = define_tool(
 
 
 def _member_time_summary(state: State, args: Args) -> Any:
-    member = require_member(state, C.read_string(args, "memberId"))
+    member = MEMBERS.require(state, C.read_string(args, "memberId"))
     logs = time_logs_for_member(state, member["id"])
     return {
         "memberId": member["id"],
@@ -175,7 +177,7 @@ def _member_time_summary(state: State, args: Args) -> Any:
     }
 
 
-member_time_summary = define_tool(
+member_time_summary = kit.read_tool(
     name="member_time_summary",
     description=(
         "Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."
@@ -186,7 +188,7 @@ member_time_summary = define_tool(
 
 
 def _work_item_time_summary(state: State, args: Args) -> Any:
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     logs = time_logs_for_work_item(state, item["id"])
     return {
         "workItemId": item["id"],
@@ -199,7 +201,7 @@ def _work_item_time_summary(state: State, args: Args) -> Any:
     }
 
 
-work_item_time_summary = define_tool(
+work_item_time_summary = kit.read_tool(
     name="work_item_time_summary",
     description=(
         "Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, define_tool
+from silo_gym import ToolError, kit
 
 from ..state import (
+    PROJECTS,
+    SPRINTS,
     WORK_ITEMS,
+    WORKFLOW_STATES,
     State,
     hours_on_work_item,
     is_blocked,
@@ -18,7 +21,7 @@ from ..state import (
     time_logs_for_work_item,
     workflow_states_in_order,
 )
-from .contract import C, actor_prop, paginate_ids, schema, state_id_prop
+from .contract import C, actor_prop, schema, state_id_prop
 from .helpers import (
     actor,
     assert_assignable,
@@ -26,10 +29,6 @@ from .helpers import (
     assert_within_capacity,
     audit,
     comment_with_author,
-    require_project,
-    require_sprint,
-    require_work_item,
-    require_workflow_state,
     time_log_summary,
     work_item_summary,
     workflow_state_summary,
@@ -49,53 +48,19 @@ def _updated(state: State, item: dict[str, Any]) -> dict[str, Any]:
 # Reading
 
 
-def _list_workflow_states(state: State, args: Args) -> Any:
-    return {"results": [workflow_state_summary(s) for s in workflow_states_in_order(state)]}
-
-
-list_workflow_states = define_tool(
+list_workflow_states = kit.catalog_tool(
     name="list_workflow_states",
     description=(
         "List the workflow states a work item moves through, in workflow order, each with its id, "
         "name, order, isDone (a done state finishes the item) and isBlockedState (informational "
         "only). Work items store the state's id in their status field. Read-only."
     ),
-    input_schema=schema({}),
-    run=_list_workflow_states,
+    collection=WORKFLOW_STATES,
+    summary=lambda state, wfs: workflow_state_summary(wfs),
 )
 
 
-def _list_work_items(state: State, args: Args) -> Any:
-    project_id = C.read_optional_string(args, "projectId")
-    sprint_id = C.read_optional_string(args, "sprintId")
-    assignee_id = C.read_optional_string(args, "assigneeId")
-    unassigned = C.read_boolean(args, "unassigned")
-    status = C.read_optional_string(args, "status")
-    type_ = C.read_optional_enum(args, "type", TYPES)
-    priority = C.read_optional_enum(args, "priority", PRIORITIES)
-    open_only = C.read_boolean(args, "openOnly")
-    blocked_only = C.read_boolean(args, "blockedOnly")
-    overdue_only = C.read_boolean(args, "overdueOnly")
-    ids = WORK_ITEMS.ids_where(
-        state, {"projectId": project_id, "sprintId": sprint_id, "assigneeId": assignee_id}
-    )
-    if unassigned or open_only or blocked_only or overdue_only or status or type_ or priority:
-        items = state["workItems"]
-        ids = [
-            k
-            for k in ids
-            if (not unassigned or items[k]["assigneeId"] is None)
-            and (status is None or items[k]["status"] == status)
-            and (type_ is None or items[k]["type"] == type_)
-            and (priority is None or items[k]["priority"] == priority)
-            and (not open_only or not is_done(state, items[k]))
-            and (not blocked_only or is_blocked(state, items[k]))
-            and (not overdue_only or is_overdue(state, items[k]))
-        ]
-    return paginate_ids(ids, state["workItems"], args, lambda i: work_item_summary(state, i))
-
-
-list_work_items = define_tool(
+list_work_items = kit.list_tool(
     name="list_work_items",
     description=(
         "List work items, sorted by id, one page at a time; every filter given must hold (none of "
@@ -105,48 +70,51 @@ list_work_items = define_tool(
         "blocked and unresolvedDependencies (dependencies that are not done yet) and commentCount. "
         "Use total for counts; use a larger limit or offset to see more than one page. Read-only."
     ),
-    input_schema=schema(
-        {
-            "projectId": C.string_prop("Only items of this project id."),
-            "sprintId": C.string_prop("Only items in this sprint id."),
-            "assigneeId": C.string_prop("Only items assigned to this member id."),
-            "unassigned": C.boolean_prop("When true, only items nobody is assigned to."),
-            "status": state_id_prop("Only items in this workflow state id (see list_workflow_states)."),
-            "type": C.enum_prop(TYPES, "Only items of this type."),
-            "priority": C.enum_prop(PRIORITIES, "Only items with this priority."),
-            "openOnly": C.boolean_prop("When true, only items that are not done."),
-            "blockedOnly": C.boolean_prop("When true, only items waiting on an unfinished dependency."),
-            "overdueOnly": C.boolean_prop("When true, only unfinished items whose due date has passed."),
-            **C.paging_props(),
-        }
-    ),
-    run=_list_work_items,
+    collection=WORK_ITEMS,
+    summary=work_item_summary,
+    filters={
+        "projectId": kit.Filter(kit.String("Only items of this project id."), link="projectId"),
+        "sprintId": kit.Filter(kit.String("Only items in this sprint id."), link="sprintId"),
+        "assigneeId": kit.Filter(kit.String("Only items assigned to this member id."), link="assigneeId"),
+        "unassigned": kit.Filter(
+            kit.Boolean("When true, only items nobody is assigned to."), test=lambda s, i, v: i["assigneeId"] is None
+        ),
+        "status": kit.Filter(kit.String("Only items in this workflow state id (see list_workflow_states)."), field="status"),
+        "type": kit.Filter(kit.Enum(TYPES, "Only items of this type."), field="type"),
+        "priority": kit.Filter(kit.Enum(PRIORITIES, "Only items with this priority."), field="priority"),
+        "openOnly": kit.Filter(
+            kit.Boolean("When true, only items that are not done."), test=lambda state, i, v: not is_done(state, i)
+        ),
+        "blockedOnly": kit.Filter(
+            kit.Boolean("When true, only items waiting on an unfinished dependency."),
+            test=lambda state, i, v: is_blocked(state, i),
+        ),
+        "overdueOnly": kit.Filter(
+            kit.Boolean("When true, only unfinished items whose due date has passed."),
+            test=lambda state, i, v: is_overdue(state, i),
+        ),
+    },
+    contract=C,
 )
 
 
-def _search_work_items(state: State, args: Args) -> Any:
-    query = C.read_string(args, "query").lower()
-    items = state["workItems"]
-    ids = [k for k in WORK_ITEMS.ids(state) if query in k.lower() or query in items[k]["title"].lower()]
-    return paginate_ids(ids, items, args, lambda i: work_item_summary(state, i))
-
-
-search_work_items = define_tool(
+search_work_items = kit.list_tool(
     name="search_work_items",
     description=(
         "Find work items whose id or title contains the query text (case-insensitive). Returns a "
         "page of work item entries, as list_work_items gives them, sorted by id. Read-only."
     ),
-    input_schema=schema(
-        {"query": C.string_prop("Text to look for, for example words of a title."), **C.paging_props()},
-        required=["query"],
-    ),
-    run=_search_work_items,
+    collection=WORK_ITEMS,
+    summary=work_item_summary,
+    filters={"query": kit.search_filter(
+        "Text to look for, for example words of a title.", lambda s, item: (item["id"], item["title"])
+    )},
+    contract=C,
 )
 
 
 def _get_work_item(state: State, args: Args) -> Any:
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     out = work_item_summary(state, item)
     out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
     out["children"] = WORK_ITEMS.linked_ids(state, "parentId", item["id"], sort=True)
@@ -155,7 +123,7 @@ def _get_work_item(state: State, args: Args) -> Any:
     return out
 
 
-get_work_item = define_tool(
+get_work_item = kit.read_tool(
     name="get_work_item",
     description=(
         "Get one work item by id with its full entry, its comments (oldest first, with author "
@@ -174,14 +142,14 @@ get_work_item = define_tool(
 
 def _create_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    project = require_project(state, C.read_string(args, "projectId"))
+    project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise ToolError(
             "not_allowed", f"Project {project['id']} is completed; no new work can be added to it."
         )
     status_id = C.read_optional_string(args, "status")
     if status_id is not None:
-        start = require_workflow_state(state, status_id)
+        start = WORKFLOW_STATES.require(state, status_id)
     else:
         ordered = workflow_states_in_order(state)
         if not ordered:
@@ -195,7 +163,7 @@ def _create_work_item(state: State, args: Args) -> Any:
             assert_within_capacity(state, assignee, estimate)
     sprint_id = C.read_optional_string(args, "sprintId")
     if sprint_id is not None:
-        sprint = require_sprint(state, sprint_id)
+        sprint = SPRINTS.require(state, sprint_id)
         if sprint["projectId"] != project["id"]:
             raise ToolError(
                 "invalid_input",
@@ -203,7 +171,7 @@ def _create_work_item(state: State, args: Args) -> Any:
             )
     parent_id = C.read_optional_string(args, "parentId")
     if parent_id is not None:
-        require_work_item(state, parent_id)
+        WORK_ITEMS.require(state, parent_id)
     item_id = next_id(state, "WI")
     title = C.read_string(args, "title")
     type_ = C.read_enum(args, "type", TYPES)
@@ -233,7 +201,7 @@ def _create_work_item(state: State, args: Args) -> Any:
     return {"created": work_item_summary(state, item)}
 
 
-create_work_item = define_tool(
+create_work_item = kit.write_tool(
     name="create_work_item",
     description=(
         "Create a work item in a project that is not completed. It starts in the first workflow "
@@ -263,7 +231,7 @@ create_work_item = define_tool(
 
 def _update_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     title = C.read_optional_string(args, "title")
     type_ = C.read_optional_enum(args, "type", TYPES)
     priority = C.read_optional_enum(args, "priority", PRIORITIES)
@@ -287,7 +255,7 @@ def _update_work_item(state: State, args: Args) -> Any:
     if parent_id is not None:
         if parent_id == item["id"]:
             raise ToolError("invalid_input", "A work item cannot be its own parent.")
-        require_work_item(state, parent_id)
+        WORK_ITEMS.require(state, parent_id)
         old_parent = item["parentId"]
         item["parentId"] = parent_id
         WORK_ITEMS.relinked(state, item["id"], "parentId", old_parent)
@@ -295,7 +263,7 @@ def _update_work_item(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-update_work_item = define_tool(
+update_work_item = kit.write_tool(
     name="update_work_item",
     description=(
         "Edit a work item's title, type, priority, estimate, due date or parent; leave out what should "
@@ -322,7 +290,7 @@ update_work_item = define_tool(
 
 def _assign_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     if is_done(state, item):
         raise ToolError("not_allowed", f"{item['id']} is done and no longer needs an assignee.")
     assignee = assert_assignable(state, C.read_string(args, "assigneeId"))
@@ -343,7 +311,7 @@ def _assign_work_item(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-assign_work_item = define_tool(
+assign_work_item = kit.write_tool(
     name="assign_work_item",
     description=(
         "Give an unfinished work item to an active member (replacing any current assignee). Refused "
@@ -364,7 +332,7 @@ assign_work_item = define_tool(
 
 def _unassign_work_item(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     previous = item["assigneeId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} has no assignee.")
@@ -380,7 +348,7 @@ def _unassign_work_item(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-unassign_work_item = define_tool(
+unassign_work_item = kit.write_tool(
     name="unassign_work_item",
     description=(
         "Remove the assignee from a work item (finished items too). Refused when nobody is assigned. "
@@ -396,8 +364,8 @@ unassign_work_item = define_tool(
 
 def _set_work_item_status(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    target = require_workflow_state(state, C.read_string(args, "status"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    target = WORKFLOW_STATES.require(state, C.read_string(args, "status"))
     if item["status"] == target["id"]:
         raise ToolError("conflict", f"{item['id']} is already in {target['name']}.")
     if target["isDone"]:
@@ -416,7 +384,7 @@ def _set_work_item_status(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-set_work_item_status = define_tool(
+set_work_item_status = kit.write_tool(
     name="set_work_item_status",
     description=(
         "Move a work item to another workflow state, given by its id (see list_workflow_states); the "
@@ -438,8 +406,8 @@ set_work_item_status = define_tool(
 
 def _add_work_item_dependency(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    other = require_work_item(state, C.read_string(args, "dependsOnId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    other = WORK_ITEMS.require(state, C.read_string(args, "dependsOnId"))
     if other["id"] == item["id"]:
         raise ToolError("invalid_input", "A work item cannot depend on itself.")
     if other["id"] in item["dependsOn"]:
@@ -460,7 +428,7 @@ def _add_work_item_dependency(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-add_work_item_dependency = define_tool(
+add_work_item_dependency = kit.write_tool(
     name="add_work_item_dependency",
     description=(
         "Record that a work item cannot be finished before another one: workItemId depends on "
@@ -481,7 +449,7 @@ add_work_item_dependency = define_tool(
 
 def _remove_work_item_dependency(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     other_id = C.read_string(args, "dependsOnId")
     if other_id not in item["dependsOn"]:
         raise ToolError("not_found", f"{item['id']} does not depend on {other_id}.")
@@ -497,7 +465,7 @@ def _remove_work_item_dependency(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-remove_work_item_dependency = define_tool(
+remove_work_item_dependency = kit.write_tool(
     name="remove_work_item_dependency",
     description=(
         "Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such "
@@ -521,7 +489,7 @@ remove_work_item_dependency = define_tool(
 
 def _add_comment(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     comment_id = next_id(state, "CMT")
     body = C.read_string(args, "body")
     comment = {"id": comment_id, "authorId": acting["id"], "body": body, "createdDate": state["now"]}
@@ -530,7 +498,7 @@ def _add_comment(state: State, args: Args) -> Any:
     return {"workItemId": item["id"], "created": dict(comment), "commentCount": len(item["comments"])}
 
 
-add_comment = define_tool(
+add_comment = kit.write_tool(
     name="add_comment",
     description=(
         "Add a comment to a work item (finished items too), written by the acting member and dated "
@@ -550,12 +518,12 @@ add_comment = define_tool(
 
 
 def _list_comments(state: State, args: Args) -> Any:
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     results = [comment_with_author(state, c) for c in item["comments"]]
     return {"workItemId": item["id"], "count": len(results), "results": results}
 
 
-list_comments = define_tool(
+list_comments = kit.read_tool(
     name="list_comments",
     description="List a work item's comments, oldest first, each with its author's name. Read-only.",
     input_schema=schema(
@@ -571,8 +539,8 @@ list_comments = define_tool(
 
 def _move_work_item_to_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
-    sprint = require_sprint(state, C.read_string(args, "sprintId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     if sprint["projectId"] != item["projectId"]:
         raise ToolError(
             "invalid_input",
@@ -595,7 +563,7 @@ def _move_work_item_to_sprint(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-move_work_item_to_sprint = define_tool(
+move_work_item_to_sprint = kit.write_tool(
     name="move_work_item_to_sprint",
     description=(
         "Put a work item into a sprint of its own project (taking it out of any other sprint). The "
@@ -616,7 +584,7 @@ move_work_item_to_sprint = define_tool(
 
 def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     previous = item["sprintId"]
     if previous is None:
         raise ToolError("conflict", f"{item['id']} is not in a sprint.")
@@ -632,7 +600,7 @@ def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-remove_work_item_from_sprint = define_tool(
+remove_work_item_from_sprint = kit.write_tool(
     name="remove_work_item_from_sprint",
     description=(
         "Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. "
@@ -648,7 +616,7 @@ remove_work_item_from_sprint = define_tool(
 
 def _set_work_item_due_date(state: State, args: Args) -> Any:
     acting = actor(state, args)
-    item = require_work_item(state, C.read_string(args, "workItemId"))
+    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     if C.read_boolean(args, "clear"):
         item["dueDate"] = None
     else:
@@ -665,7 +633,7 @@ def _set_work_item_due_date(state: State, args: Args) -> Any:
     return _updated(state, item)
 
 
-set_work_item_due_date = define_tool(
+set_work_item_due_date = kit.write_tool(
     name="set_work_item_due_date",
     description=(
         "Set a work item's due date, or remove it with clear: true. Without clear, dueDate is "

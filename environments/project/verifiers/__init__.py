@@ -17,20 +17,5 @@ from .ver_013 import ver_013
 from .ver_014 import ver_014
 from .ver_015 import ver_015
 
-verifiers = [
-    ver_001,
-    ver_002,
-    ver_003,
-    ver_004,
-    ver_005,
-    ver_006,
-    ver_007,
-    ver_008,
-    ver_009,
-    ver_010,
-    ver_011,
-    ver_012,
-    ver_013,
-    ver_014,
-    ver_015,
-]
+verifiers = [ver_001, ver_002, ver_003, ver_004, ver_005, ver_006, ver_007, ver_008,
+             ver_009, ver_010, ver_011, ver_012, ver_013, ver_014, ver_015]
