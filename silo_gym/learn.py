@@ -40,6 +40,13 @@ DEFAULT_TASKS = ("silo/demo-TASK-004", "silo/demo-TASK-005")
 DEFAULT_TOOLS = ("forecast_report", "stale_opportunities", "pipeline_summary", "list_opportunities")
 
 
+#: The deadline of a GRPO rollout's episode. TRL resets a group's envs, then generates every
+#: completion of the group before any env answers; on a CPU that can take longer than Silo's
+#: default 120 s, which would end every rollout as a timeout before its first tool call (the
+#: do-nothing reward for all, no spread, nothing learned). The evaluations keep the default.
+GRPO_TIMEOUT_MS = 3_600_000
+
+
 @dataclass
 class LearnConfig:
     """The knobs of :func:`run_learning` (every field is a ``silo-gym learn`` option)."""
@@ -249,7 +256,8 @@ def run_learning(out_dir: str | os.PathLike[str], config: LearnConfig | None = N
     _say(progress, f"split: {cfg.train_per_task} training and {cfg.held_out_per_task} held-out variants per task")
 
     env_class = silo_trl.environment_factory(ids, tools=cfg.tools, runs_dir=str(out / "grpo-rollouts"),
-                                             max_observation_length=cfg.max_observation_length)
+                                             max_observation_length=cfg.max_observation_length,
+                                             timeout_ms=GRPO_TIMEOUT_MS)
     shown = silo_trl.tool_schemas(env_class)
 
     t0 = time.perf_counter()

@@ -16,6 +16,7 @@ def learn_command(args: argparse.Namespace) -> int:
                          held_out_per_task=args.held_out, seed=args.seed, sft_epochs=args.sft_epochs, sft_learning_rate=args.sft_learning_rate,
                          sft_batch_size=args.sft_batch_size, sft_assistant_only_loss=args.sft_loss == "assistant",
                          grpo_steps=args.grpo_steps, num_generations=args.num_generations,
+                         temperature=args.temperature,
                          max_new_tokens=args.max_new_tokens, model=args.model,
                          max_completion_length=args.max_completion_length)
     run_learning(args.out, config, progress=lambda text: print(text, flush=True))
@@ -46,6 +47,8 @@ def register(commands: Commands) -> None:
                    help="SFT loss on the assistant's tokens only (default) or on every token")
     p.add_argument("--grpo-steps", type=int, default=2, metavar="N", help="GRPO steps")
     p.add_argument("--num-generations", type=int, default=4, metavar="G", help="GRPO group size")
+    p.add_argument("--temperature", type=float, default=1.0, metavar="T",
+                   help="GRPO's sampling temperature (a small model garbles long tool arguments at 1.0)")
     p.add_argument("--max-new-tokens", type=int, default=160, metavar="N",
                    help="longest reply in the evaluations")
     p.add_argument("--max-completion-length", type=int, default=512, metavar="N",
