@@ -195,3 +195,21 @@ def test_trl_class_offers_only_the_tools_named_and_rows_play_the_variants_named(
     env = env_class()
     env.reset(**rows[1])
     assert env.reset_info["variant"] == train["demo/TASK-004"][1]
+
+
+def test_learn_command_passes_every_option_into_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import silo_gym.learn as learn
+    from silo_gym.cli import main
+
+    seen: list[learn.LearnConfig] = []
+    monkeypatch.setattr(learn, "run_learning", lambda out, config, progress=None: seen.append(config) or {})
+    argv = ["learn", "--out", str(tmp_path / "run"), "--tasks", "silo/demo-TASK-003", "--tools",
+            "close_opportunity_won,log_activity", "--train", "7", "--held-out", "3", "--sft-learning-rate", "1e-4",
+            "--sft-batch-size", "1", "--sft-loss", "all", "--grpo-steps", "0", "--temperature", "0.7"]
+    assert main(argv) == 0
+    (cfg,) = seen
+    assert (cfg.tasks, cfg.tools) == (["silo/demo-TASK-003"], ["close_opportunity_won", "log_activity"])
+    assert (cfg.train_per_task, cfg.held_out_per_task, cfg.sft_learning_rate, cfg.sft_batch_size) == (7, 3, 1e-4, 1)
+    assert (cfg.sft_assistant_only_loss, cfg.grpo_steps, cfg.temperature) == (False, 0, 0.7)
+    main(["learn", "--out", str(tmp_path / "other")])
+    assert seen[1].sft_assistant_only_loss is True and seen[1].temperature == 1.0 and seen[1].train_per_task == 30
