@@ -135,10 +135,11 @@ def test_real_model_takes_one_sft_and_one_grpo_step(tmp_path: Path) -> None:
         ),
     )
     # The loss covers the assistant's tokens (its tool calls and answer) and nothing else.
-    row = trainer.train_dataset[0]
-    trained = tokenizer.decode([t for t, m in zip(row["input_ids"], row["assistant_masks"], strict=True) if m])
+    row = trainer.train_dataset[0]  # TRL folds the assistant mask into labels: -100 is left out of the loss
+    kept = [t for t, label in zip(row["input_ids"], row["labels"], strict=True) if label != -100]
+    trained = tokenizer.decode(kept)
     assert "<tool_call>" in trained and '"forecast_report"' in trained
-    assert "<tools>" not in trained and '"output"' not in trained and 0 < sum(row["assistant_masks"]) < 200
+    assert "<tools>" not in trained and '"output"' not in trained and 0 < len(kept) < 200 < len(row["input_ids"])
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if "lora_B" in n}
     trainer.train()
     after = dict(trainer.model.named_parameters())
