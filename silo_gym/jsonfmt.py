@@ -35,6 +35,7 @@ __all__ = [
     "is_json_compatible",
     "js_number",
     "loads_strict",
+    "native_float_exact",
     "PREPARE_FAILED",
     "prepare_canonical",
     "prepared_bytes",
@@ -146,6 +147,31 @@ def _float_fragment(x: float) -> Any:
         _FRAGMENTS.clear()
     _FRAGMENTS[x] = out
     return out
+
+
+# Memo of float -> whether orjson's own text for it is the canonical text (the shortest digits,
+# as JavaScript prints them): true for most money amounts (``1091.2``), false for integral floats
+# (orjson writes ``9680.0``, JavaScript ``9680``), ``-0.0`` and exponent forms that differ.
+_NATIVE_EXACT: dict[float, bool] = {}
+
+
+def native_float_exact(x: float) -> bool:
+    """Whether ``orjson.dumps(x)`` already gives the canonical text of the float ``x``.
+
+    A value whose floats all pass may be written by orjson directly (the step's fast path): the
+    bytes equal :func:`dumps_compact`'s. Memoised; one dict lookup for a float seen before.
+    """
+    try:
+        return _NATIVE_EXACT[x]
+    except KeyError:
+        pass
+    fragment = _float_fragment(x)
+    exact = orjson.dumps(x) == orjson.dumps(fragment)
+    if len(_NATIVE_EXACT) >= _FRAGMENTS_MAX:
+        _NATIVE_EXACT.clear()
+    # 0.0 and -0.0 share a key; neither is exact (orjson writes "0.0" and "-0.0", we write 0).
+    _NATIVE_EXACT[x] = exact
+    return exact
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})

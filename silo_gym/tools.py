@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import TOOL_CRASHED, ToolError
+from .jsonfmt import native_float_exact
 from .validation import CompiledSchema, compile_schema
 
 __all__ = [
@@ -20,6 +21,9 @@ __all__ = [
     "error_payload",
     "tool_list",
 ]
+
+#: Integral floats below this magnitude are exact ints (JavaScript's Number.MAX_SAFE_INTEGER + 1).
+_MAX_SAFE = 2**53
 
 RunFn = Callable[[Any, dict[str, Any]], Any]
 
@@ -72,7 +76,9 @@ def define_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -
 def clone_output(value: Any) -> Any:
     """Deep-copy a tool's return value into fresh JSON containers (silo-format §3.5).
 
-    Dicts keep key order; tuples become lists; scalars are kept.
+    Dicts keep key order; tuples become lists; an integral float below 2**53 in magnitude becomes
+    an ``int`` (the same JSON number with the same text: ``242.0`` is written ``242``, as
+    JavaScript writes it); other scalars are kept.
 
     Raises:
         TypeError: ``Object of type <TypeName> is not JSON serializable`` for any other value,
@@ -82,13 +88,16 @@ def clone_output(value: Any) -> Any:
 
 
 def _clone(value: Any, floats: list[bool]) -> Any:
-    """:func:`clone_output` that also appends to ``floats`` when it meets a float, so the caller
-    knows whether the fast serialiser (no JavaScript float formatting needed) applies."""
+    """:func:`clone_output` that also appends to ``floats`` when it meets a float orjson would not
+    write canonically (:func:`~silo_gym.jsonfmt.native_float_exact`), so the caller knows whether
+    the fast serialiser (orjson as it is, no JavaScript float formatting) gives the canonical text."""
     t = type(value)
     if t is str or t is int or t is bool or value is None:
         return value
     if t is float:
-        if not floats:
+        if -_MAX_SAFE < value < _MAX_SAFE and value == (whole := int(value)):
+            return whole
+        if not floats and not native_float_exact(value):
             floats.append(True)
         return value
     if t is dict:
@@ -111,9 +120,7 @@ def _clone(value: Any, floats: list[bool]) -> Any:
     if isinstance(value, int):
         return int.__int__(value)
     if isinstance(value, float):
-        if not floats:
-            floats.append(True)
-        return float.__float__(value)
+        return _clone(float.__float__(value), floats)
     if isinstance(value, dict):
         return _clone(dict(value), floats)
     if isinstance(value, (list, tuple)):
@@ -203,8 +210,9 @@ class Tool:
         return self.execute_tracked(input)[0]
 
     def execute_tracked(self, input: Any = None) -> tuple[dict[str, Any], bool]:
-        """:meth:`execute`, plus whether the result may hold a float (then the canonical writer
-        must format numbers; otherwise the result can be serialised as it is)."""
+        """:meth:`execute`, plus whether the result may hold a float that orjson does not write as
+        the canonical writer does (then that writer must format numbers; otherwise orjson's bytes
+        of the result are the canonical bytes)."""
         args = {} if input is None else input
         problems = self._problems(args)
         if problems:
