@@ -11,6 +11,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
 import textwrap
@@ -255,6 +256,28 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra)
     return env
+
+
+def sigint_as_default() -> None:
+    """``preexec_fn`` for a child that a test interrupts with SIGINT: a process inherits an ignored
+    SIGINT (from a worker started in the background, or a library that set SIG_IGN), and Python
+    then installs no KeyboardInterrupt handler, so the child would never see the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+_WATCHED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored() -> Any:
+    """Each test starts with the SIGINT/SIGTERM handlers the one before it found: a test (or a
+    library it drives) that leaves its own handler behind must not change how later tests, or the
+    children they start, take a signal."""
+    before = {sig: signal.getsignal(sig) for sig in _WATCHED_SIGNALS}
+    yield
+    for sig, handler in before.items():
+        if signal.getsignal(sig) is not handler and handler is not None:
+            signal.signal(sig, handler)
 
 
 @pytest.fixture

@@ -176,12 +176,13 @@ def test_an_interrupted_silo_gym_run_leaves_a_whole_run(tmp_path, sig, code):
     import subprocess
     import sys
 
-    from conftest import ENVS_DIR, subprocess_env
+    from conftest import ENVS_DIR, sigint_as_default, subprocess_env
 
     (tmp_path / "agent.py").write_text(SLEEPY_AGENT)
     child = subprocess.Popen([sys.executable, "-m", "silo_gym", "run", "--env", "orders", "--task", "TASK-001",
                               "--agent", "agent.py"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=subprocess_env(SILO_GYM_PATH=str(ENVS_DIR)), text=True)
+                             env=subprocess_env(SILO_GYM_PATH=str(ENVS_DIR)), text=True,
+                             preexec_fn=sigint_as_default)
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "calling"
     child.send_signal(signal.Signals(sig))

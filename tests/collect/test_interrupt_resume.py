@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from conftest import sigint_as_default
 
 from silo_gym.data import collect, read
 from silo_gym.llm import ChatPolicy, openai_acomplete
@@ -38,7 +39,8 @@ def _command(server, out, runs, *extra):
 
 
 def _interrupt(cmd, out, sig):
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_default)
     stream = out / "episodes.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -160,7 +162,8 @@ def test_anthropic_policy_from_the_shell_with_the_sdk(server, tmp_path, capsys):
 
 def test_mock_model_command_serves_until_interrupted(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "silo_gym", "mock-model", "--port", "0", "--latency-ms", "1"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_default)
     try:
         banner = proc.stdout.readline()
         assert "OpenAI base URL http://127.0.0.1:" in banner, proc.stderr.read() if proc.poll() else banner
