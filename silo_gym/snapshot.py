@@ -13,6 +13,8 @@ from typing import Any, Final
 
 import orjson
 
+from .gcpause import gc_paused
+
 __all__ = ["PLAIN_OPTIONS", "Snapshot", "dumps_plain", "restore_state", "round_trips_exactly", "snapshot_state"]
 
 #: orjson refusing (TypeError) dates, dataclasses and subclasses of str/int/dict/list, which it
@@ -81,11 +83,14 @@ class Snapshot:
         return cls(None, pickle.dumps(state, protocol=5))
 
     def restore(self) -> Any:
-        """A fresh object tree equal to the snapshot."""
-        if self.parts is not None:
-            return {k: orjson.loads(b) for k, b in self.parts.items()}
-        assert self.blob is not None
-        return pickle.loads(self.blob)
+        """A fresh object tree equal to the snapshot (built with the cyclic collector held off,
+        :mod:`silo_gym.gcpause`)."""
+        with gc_paused:
+            if self.parts is not None:
+                loads = orjson.loads
+                return {k: loads(b) for k, b in self.parts.items()}
+            assert self.blob is not None
+            return pickle.loads(self.blob)
 
 
 def snapshot_state(state: Any) -> Snapshot:

@@ -17,6 +17,11 @@ stated once:
   ``task``; ``[]`` serves it. A list or tuple of ``str`` (:func:`hook_strings`).
 - ``world_problems(state) -> list[str]`` (optional; ``env validate`` only): the world's integrity
   problems, read by the same rule as ``task_preconditions``.
+- ``create_state.canonical_parts() -> {key: bytes}`` (optional, an attribute of
+  ``create_state``; :class:`silo_gym.kit.StateMaker` has it): the canonical world as one compact
+  orjson text per top-level key, a promise that ``create_state()`` is exactly those texts parsed,
+  every time. The first canonical reset checks the texts against the snapshot it takes; later
+  ones keep them as their snapshot and serialise nothing (:meth:`WorldHooks.canonical_snapshot_of`).
 - A hook is the module attribute of that name when it is callable (:class:`WorldHooks`). Hooks
   read the world and never change it: ``env validate`` checks that, ``reset`` trusts it.
 - A hook that raises or returns the wrong type makes ``reset`` raise
@@ -34,6 +39,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import SiloError
+from .gcpause import gc_paused
 from .loader import Environment, accepts_variant
 from .snapshot import Snapshot, round_trips_exactly
 
@@ -173,10 +179,14 @@ class WorldHooks:
         render_instruction, task_preconditions, world_problems: the callable hook, or None.
         canonical_exact: whether the canonical world round-trips exactly through orjson; None
             until the first reset decides it (the canonical world is the same every time).
+        canonical_parts: ``create_state.canonical_parts`` when callable, until the first
+            canonical reset has judged it (then None).
+        canonical_snapshot: the snapshot every canonical world shares, once the first one showed
+            that ``canonical_parts()`` is its exact snapshot; else None.
     """
 
     __slots__ = ("variant_capable", "render_instruction", "task_preconditions", "world_problems",
-                 "canonical_exact")
+                 "canonical_exact", "canonical_parts", "canonical_snapshot")
 
     def __init__(self, module: Any) -> None:
         self.variant_capable = accepts_variant(getattr(module, "create_state", None))
@@ -184,6 +194,24 @@ class WorldHooks:
         self.task_preconditions: Callable[..., Any] | None = _callable(module, "task_preconditions")
         self.world_problems: Callable[..., Any] | None = _callable(module, "world_problems")
         self.canonical_exact: bool | None = None
+        parts = getattr(getattr(module, "create_state", None), "canonical_parts", None)
+        self.canonical_parts: Callable[[], Any] | None = parts if callable(parts) else None
+        self.canonical_snapshot: Snapshot | None = None
+
+    def canonical_snapshot_of(self, snapshot: Snapshot) -> None:
+        """Judge ``canonical_parts`` once, against ``snapshot`` of a canonical world just taken:
+        when its texts are that snapshot's, keep ``snapshot`` for every later canonical world.
+        A hook that raises or gives other texts is dropped (the snapshot is then taken anew on
+        every reset, as without the hook)."""
+        hook, self.canonical_parts = self.canonical_parts, None
+        if hook is None or snapshot.parts is None:
+            return
+        try:
+            parts = hook()
+        except Exception:  # an optimisation only: without it every reset still works
+            return
+        if isinstance(parts, dict) and parts == snapshot.parts:
+            self.canonical_snapshot = snapshot
 
     def exported(self) -> list[str]:
         """The names of the hooks the module exports, in :data:`VARIANT_HOOKS` order."""
@@ -249,6 +277,11 @@ class WorldPreparer:
                 raised or returned the wrong type, or the world cannot be an episode's; whatever
                 :meth:`silo_gym.loader.Environment.create_state` raises as a ``SiloError``.
         """
+        with gc_paused:  # a world allocates much and frees nothing (silo_gym.gcpause)
+            return self._prepare(task, variant, draw, rng, previous)
+
+    def _prepare(self, task: Task, variant: int | None, draw: bool, rng: np.random.Generator,
+                 previous: Any) -> PreparedWorld:
         if draw:
             variant, state = self.draw_variant_world(task, rng)
         else:
@@ -259,16 +292,20 @@ class WorldPreparer:
             check_fresh(self.environment, previous, state)
         # Whether the world round-trips exactly through orjson: decided once for the canonical
         # world (the same every time), for each variant world on its own (their values vary).
+        hooks = self.hooks
         if variant is not None:
             exact = round_trips_exactly(state)
+        elif hooks.canonical_snapshot is not None:  # the world is its canonical_parts, parsed
+            return PreparedWorld(task, None, state, hooks.canonical_snapshot)
         else:
-            hooks = self.hooks
             if hooks.canonical_exact is None:
                 hooks.canonical_exact = round_trips_exactly(state)
             exact = hooks.canonical_exact
         snapshot, problem = world_snapshot(state, exact)
         if snapshot is None:
             raise self.world_refused(problem, variant)
+        if variant is None and hooks.canonical_parts is not None:
+            hooks.canonical_snapshot_of(snapshot)
         return PreparedWorld(task, variant, state, snapshot)
 
     def world(self, task: Task, variant: int | None) -> Any:

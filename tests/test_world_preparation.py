@@ -95,3 +95,74 @@ def test_a_world_shared_with_the_previous_episode_is_refused() -> None:
     same = world.WorldPreparer("rows", _Env(lambda variant: first.state), preparer.hooks)
     with pytest.raises(SiloError, match="returned objects of the previous episode's world"):
         same.prepare(TASK, None, False, np.random.default_rng(0), previous=first.state)
+
+
+def _kit_preparer(build: Any, parts: Any = None) -> tuple[world.WorldPreparer, Any]:
+    from silo_gym import kit
+
+    maker = kit.StateMaker(kit.CanonicalWorld(build), ".unused:generate", package=__package__)
+    if parts is not None:
+        maker.canonical_parts = parts
+    return world.WorldPreparer("rows", _Env(maker), world.WorldHooks(_Module(create_state=maker))), maker
+
+
+def test_a_kit_world_keeps_its_canonical_texts_as_the_snapshot_of_every_canonical_reset() -> None:
+    preparer, maker = _kit_preparer(lambda: {"now": "2026-01-01", "rows": {"R-1": {"id": "R-1", "n": 2.5}}})
+    assert preparer.hooks.canonical_parts is not None
+    first = preparer.prepare(TASK, None, False, np.random.default_rng(0))
+    assert preparer.hooks.canonical_snapshot is first.snapshot and preparer.hooks.canonical_parts is None
+    assert first.snapshot.parts == maker.canonical_parts() == {"now": b'"2026-01-01"',
+                                                              "rows": b'{"R-1":{"id":"R-1","n":2.5}}'}
+    second = preparer.prepare(TASK, None, False, np.random.default_rng(0), previous=first.state)
+    assert second.snapshot is first.snapshot and second.state is not first.state
+    assert second.snapshot.restore() == second.state
+
+
+def test_canonical_texts_that_are_not_the_world_are_never_used() -> None:
+    lie = {"now": b'"2026-01-01"', "rows": b"{}"}  # the world has a row these texts lack
+    preparer, _ = _kit_preparer(lambda: {"now": "2026-01-01", "rows": {"R-1": {"id": "R-1"}}}, lambda: lie)
+    first = preparer.prepare(TASK, None, False, np.random.default_rng(0))
+    second = preparer.prepare(TASK, None, False, np.random.default_rng(0))
+    assert preparer.hooks.canonical_snapshot is None and second.snapshot is not first.snapshot
+    assert second.snapshot.parts is not None and second.snapshot.parts["rows"] == b'{"R-1":{"id":"R-1"}}'
+
+    def broken() -> Any:
+        raise RuntimeError("no texts")
+
+    raising, _ = _kit_preparer(lambda: {"now": "2026-01-01"}, broken)
+    assert raising.prepare(TASK, None, False, np.random.default_rng(0)).snapshot.restore() == {"now": "2026-01-01"}
+    assert raising.hooks.canonical_snapshot is None
+
+
+def test_a_world_is_built_with_the_cyclic_collector_held_off() -> None:
+    import gc
+
+    seen: list[bool] = []
+
+    def build(variant: int | None) -> dict[str, Any]:
+        seen.append(gc.isenabled())
+        return _world(variant)
+
+    preparer = world.WorldPreparer("rows", _Env(build), world.WorldHooks(_Module(create_state=build)))
+    assert gc.isenabled()
+    prepared = preparer.prepare(TASK, None, False, np.random.default_rng(0))
+    assert seen == [False] and gc.isenabled()
+    assert prepared.snapshot.restore() == prepared.state
+    big, _ = world.world_snapshot({"rows": [{"id": i} for i in range(20_000)]})
+    assert big is not None and big.parts is not None
+    runs: list[str] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        runs.append(phase)
+
+    gc.callbacks.append(count)
+    try:
+        import orjson
+
+        orjson.loads(big.parts["rows"])
+        assert runs  # parsing that many dicts runs the collector ...
+        runs.clear()
+        assert len(big.restore()["rows"]) == 20_000
+        assert runs == []  # ... but not while the snapshot is restored
+    finally:
+        gc.callbacks.remove(count)

@@ -3,8 +3,9 @@
 The 26 data files are read and parsed once per process. Five of them (quotations, purchase
 orders, vendor invoices, sales orders, customer invoices) hold specs: facts only, from which
 ``derive_*`` compute every line id, line total, subtotal, tax and total, rounding each money value
-when it is made. The assembled seed is cached as compact JSON bytes and parsed again by every
-``create_state()`` call, so no dict or list is shared between worlds.
+when it is made. The assembled seed is kept as compact JSON texts (one per top-level key,
+:class:`silo_gym.kit.CanonicalWorld`) and parsed again by every ``create_state()`` call, so no
+dict or list is shared between worlds.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from silo_gym import kit
 
 from .state import TAX_RATE, Record, State, money
 
@@ -60,9 +63,6 @@ _COLLECTIONS: tuple[tuple[str, str | None], ...] = (
     ("expenses", None),
     ("budgets", None),
 )
-
-_seed: bytes | None = None
-
 
 def _totals(line_totals: list[float], taxed: bool = True) -> dict[str, Record]:
     """Subtotal (raw sum rounded once), tax and total of a document (§1.4 steps 2-4)."""
@@ -244,27 +244,13 @@ def _read(name: str) -> Any:
     return orjson.loads((_DATA_DIR / f"{name}.json").read_bytes())
 
 
-def _build_seed() -> bytes:
+def _canonical_world() -> State:
     names = ["company", *(key for key, _ in _COLLECTIONS), "auditLog", "sequences"]
-    return orjson.dumps(build_world({name: _read(name) for name in names}))
+    return build_world({name: _read(name) for name in names})
 
 
-def create_state(variant: int | None = None) -> State:
-    """A fresh ERP world, with the 27 keys of erp-world.md §1.3 in that order.
-
-    ``variant=None`` (the default) is a copy of the canonical world; an int ``0 <= k < 2**63`` is
-    that variant of it (erp-world.md §11, ``variants.py``), the same world in every process.
-
-    Raises:
-        ValueError: ``variant`` is neither ``None`` nor an int in that range.
-    """
-    if variant is not None:
-        from .variants import build_variant
-
-        return build_variant(variant)
-    global _seed
-    seed = _seed
-    if seed is None:
-        seed = _seed = _build_seed()
-    state: State = orjson.loads(seed)
-    return state
+#: ``create_state(variant=None)``: a fresh ERP world with the 27 keys of erp-world.md §1.3 in that
+#: order. ``None`` (the default) is a copy of the canonical world; an int ``0 <= k < 2**63`` is that
+#: variant of it (erp-world.md §11, ``variants.py``), the same world in every process; any other
+#: value raises ``ValueError``.
+create_state = kit.StateMaker(kit.CanonicalWorld(_canonical_world), ".variants:build_variant", package=__package__)

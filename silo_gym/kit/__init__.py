@@ -60,7 +60,7 @@ from .params import (
     read_params,
     schema,
 )
-from .seed import SeedWorld
+from .seed import CanonicalWorld, SeedWorld
 from .tools import (
     READ,
     WRITE,
@@ -114,6 +114,7 @@ __all__ = [
     "Actor",
     "AuditLog",
     "Boolean",
+    "CanonicalWorld",
     "Bounds",
     "Collection",
     "Contract",

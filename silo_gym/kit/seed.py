@@ -1,23 +1,57 @@
-"""A world's canonical seed: its data files read once per process, handed out as fresh copies.
+"""A world's canonical seed: built once per process, handed out as fresh copies.
 
-The assembled world is kept as compact JSON bytes and every :meth:`SeedWorld.create` parses them
-again, so each world is brand new and shares no dict or list with any other call (orjson keeps
-key order, ints as ints and floats as floats).
+The assembled world is kept as one compact JSON text per top-level key, and every ``create``
+parses them again, so each world is brand new and shares no dict or list with any other call
+(orjson keeps key order, ints as ints and floats as floats). The same texts are the exact
+snapshot an episode keeps of its initial world (silo-format §5.1 step 6), so a reset of the
+canonical world need not serialise it again (:attr:`StateMaker.canonical_parts
+<silo_gym.kit.StateMaker.canonical_parts>`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-__all__ = ["SeedWorld"]
+__all__ = ["CanonicalWorld", "SeedWorld"]
 
 
-class SeedWorld:
+class CanonicalWorld:
+    """The canonical world that ``build()`` assembles, built on first use (thread-safe).
+
+    Args:
+        build: returns the world, a dict of JSON values; called once per process.
+    """
+
+    def __init__(self, build: Callable[[], dict[str, Any]]) -> None:
+        self.build = build
+        self._parts: dict[str, bytes] | None = None
+        self._lock = threading.Lock()
+
+    def parts(self) -> dict[str, bytes]:
+        """The world as ``{top-level key: compact orjson text of its value}``, in key order.
+
+        The same dict every call: read it, never change it.
+        """
+        parts = self._parts
+        if parts is None:
+            with self._lock:
+                if self._parts is None:
+                    self._parts = {key: orjson.dumps(value) for key, value in self.build().items()}
+                parts = self._parts
+        return parts
+
+    def create(self) -> dict[str, Any]:
+        """A fresh copy of the canonical world."""
+        loads = orjson.loads
+        return {key: loads(text) for key, text in self.parts().items()}
+
+
+class SeedWorld(CanonicalWorld):
     """The canonical world of ``data_dir``: ``{"now": now, <collection>: {id: record}...,
     <table>: <file as is>...}`` in that key order.
 
@@ -31,31 +65,19 @@ class SeedWorld:
     def __init__(
         self, data_dir: Path, now: str, collections: Sequence[str], tables: Sequence[str] = ("auditLog", "sequences")
     ) -> None:
+        super().__init__(self._assemble)
         self.data_dir = Path(data_dir)
         self.now = now
         self.collections = tuple(collections)
         self.tables = tuple(tables)
-        self._seed: bytes | None = None
-        self._lock = threading.Lock()
 
     def _read(self, name: str) -> Any:
         return orjson.loads((self.data_dir / f"{name}.json").read_bytes())
 
-    def seed(self) -> bytes:
-        """The canonical world as compact JSON bytes (read on first use)."""
-        seed = self._seed
-        if seed is None:
-            with self._lock:
-                if self._seed is None:
-                    world: dict[str, Any] = {"now": self.now}
-                    for key in self.collections:
-                        world[key] = {record["id"]: record for record in self._read(key)}
-                    for key in self.tables:
-                        world[key] = self._read(key)
-                    self._seed = orjson.dumps(world)
-                seed = self._seed
-        return seed
-
-    def create(self) -> dict[str, Any]:
-        """A fresh copy of the canonical world."""
-        return orjson.loads(self.seed())  # type: ignore[no-any-return]
+    def _assemble(self) -> dict[str, Any]:
+        world: dict[str, Any] = {"now": self.now}
+        for key in self.collections:
+            world[key] = {record["id"]: record for record in self._read(key)}
+        for key in self.tables:
+            world[key] = self._read(key)
+        return world

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from ..tools import SiloTool, Tool, bind_tools
-from .seed import SeedWorld
+from .seed import CanonicalWorld, SeedWorld
 from .tools import READ, access_of
 
 __all__ = ["StateMaker", "binder", "read_only_breaches", "sample_inputs"]
@@ -30,7 +30,8 @@ class StateMaker:
     ``generate(variant)``, the generator being imported on first use (canonical runs never load it).
 
     Args:
-        seed: the canonical world.
+        seed: the canonical world (:class:`SeedWorld` from data files, or any
+            :class:`CanonicalWorld`).
         generator: ``"<module>:<function>"``, the module relative to ``package`` when it starts
             with ``"."``; the function takes the variant number and returns a world (and raises
             ``ValueError`` for a number it refuses).
@@ -42,9 +43,14 @@ class StateMaker:
     """
 
     def __init__(
-        self, seed: SeedWorld, generator: str, *, package: str | None, cache: int = 0, refuse: str | None = None
+        self, seed: CanonicalWorld, generator: str, *, package: str | None, cache: int = 0, refuse: str | None = None
     ) -> None:
         self.seed = seed
+        #: The canonical world as one compact orjson text per top-level key: ``create_state()``
+        #: is exactly these texts parsed, so an episode takes them as its initial snapshot
+        #: instead of serialising the world again (:mod:`silo_gym.world`, the
+        #: ``canonical_parts`` hook).
+        self.canonical_parts = seed.parts
         self.generator = generator
         self.package = package
         self.cache = cache

@@ -1,0 +1,55 @@
+"""``silo_gym.gcpause.gc_paused``: the cyclic collector is off inside, on again after the last
+thread leaves, and a program that turned it off itself keeps it off."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import pytest
+
+from silo_gym.gcpause import gc_paused
+
+
+def test_off_inside_on_after_even_when_the_block_raises() -> None:
+    assert gc.isenabled()
+    with gc_paused:
+        assert not gc.isenabled()
+        with gc_paused:  # re-entrant
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(KeyError), gc_paused:
+        raise KeyError("x")
+    assert gc.isenabled()
+
+
+def test_a_collector_turned_off_by_the_program_stays_off() -> None:
+    gc.disable()
+    try:
+        with gc_paused:
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_threads_overlapping_turn_it_on_only_when_the_last_leaves() -> None:
+    inside, release = threading.Event(), threading.Event()
+    states: list[bool] = []
+
+    def hold() -> None:
+        with gc_paused:
+            inside.set()
+            release.wait(10)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    inside.wait(10)
+    with gc_paused:
+        pass
+    states.append(gc.isenabled())  # the worker is still inside
+    release.set()
+    worker.join(10)
+    states.append(gc.isenabled())
+    assert states == [False, True]
