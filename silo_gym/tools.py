@@ -43,6 +43,8 @@ class SiloTool:
     input_schema: Any
     run: RunFn
     _compiled: list[CompiledSchema] = field(default_factory=list, init=False, repr=False)
+    # (name, the validator's problems function, run): what binding copies into each Tool.
+    _bound: list[tuple[str, Callable[[Any], list[str]], RunFn]] = field(default_factory=list, init=False, repr=False)
 
     @property
     def validator(self) -> CompiledSchema:
@@ -59,6 +61,7 @@ class SiloTool:
         for key, value in state.items():
             object.__setattr__(self, key, value)
         object.__setattr__(self, "_compiled", [])
+        object.__setattr__(self, "_bound", [])
 
 
 def define_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> SiloTool:
@@ -194,16 +197,25 @@ class Tool:
     ``silo_gym.tools`` logger (the ``tool_crashed`` payload holds only its type and message).
     """
 
-    __slots__ = ("name", "description", "input_schema", "source", "state", "_problems", "_run")
+    __slots__ = ("name", "source", "state", "_problems", "_run")
 
     def __init__(self, source: SiloTool, state: Any) -> None:
-        self.name = source.name
-        self.description = source.description
-        self.input_schema = source.input_schema
         self.source = source
         self.state = state
-        self._problems = source.validator.problems
-        self._run = source.run
+        bound = source._bound  # built once per source tool: every reset binds every tool
+        if not bound:
+            bound.append((source.name, source.validator.problems, source.run))
+        self.name, self._problems, self._run = bound[0]
+
+    @property
+    def description(self) -> str:
+        """The source tool's description (what agents read)."""
+        return self.source.description
+
+    @property
+    def input_schema(self) -> Any:
+        """The source tool's ``inputSchema`` (a JSON Schema object; never change it)."""
+        return self.source.input_schema
 
     def execute(self, input: Any = None) -> dict[str, Any]:
         """Validate, run, clone (silo-format §3.2): ``{"output": ...}`` or an error result."""
