@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ import orjson
 
 from silo_gym.loader import open_environment_at, shipped_environments_dir
 
-from .common import Sizes, Table, interleaved, ratio, verdict
+from .common import Sizes, Table, tool_scaling_table
 from .worlds import scale_erp
 
 PAGE = 5
@@ -74,24 +72,5 @@ def _tools(module: Any, path: Path, factor: int) -> dict[str, Any]:
 def bench_erp_tools(sizes: Sizes) -> Table:
     path = Path(os.environ.get("BENCH_ERP_DIR") or shipped_environments_dir() / "erp")
     module = open_environment_at("erp", path).module
-    table = Table(f"ERP tools: Tool.execute per call, page of {PAGE}, at {'/'.join(f'{f}x' for f in FACTORS)}")
-    worlds = {f: _tools(module, path, f) for f in FACTORS}
-    for kind, name, tool_input in CASES:
-        args = ", ".join(f"{k}={v}" for k, v in tool_input.items() if k != "limit")
-        label = f"{kind}: {name}({args})"
-        for f in FACTORS:
-            result = worlds[f][name].execute(tool_input)
-            if result.get("isError"):
-                raise AssertionError(f"{label} at {f}x failed: {result['output']}")
-        base = worlds[1][name]
-        for f in FACTORS[1:]:
-            here = worlds[f][name]
-            calls: dict[str, Callable[[], Any]] = {"here": partial(here.execute, tool_input),
-                                                   "1x": partial(base.execute, tool_input)}
-            warm = interleaved(calls, max(1, sizes.loops // 8), sizes.repeats)
-            if f == FACTORS[1]:
-                table.add(f"{label} 1x", warm["1x"], "us")
-            r = ratio(warm["here"], warm["1x"])
-            table.add(f"{label} {f}x / 1x", r, "x", "reads the whole collection by nature" if kind == "scan"
-                      else (verdict(r, TARGET) if f == FACTORS[-1] else ""))
-    return table
+    title = f"ERP tools: Tool.execute per call, page of {PAGE}, at {'/'.join(f'{f}x' for f in FACTORS)}"
+    return tool_scaling_table(title, {f: _tools(module, path, f) for f in FACTORS}, CASES, sizes, TARGET)

@@ -19,7 +19,7 @@ from typing import Any
 
 from silo_gym.loader import open_environment_at, shipped_environments_dir
 
-from .common import Sizes, Table, interleaved, ratio, verdict
+from .common import Sizes, Table, tool_scaling_table
 from .worlds import scale_project
 
 PAGE = 5
@@ -50,23 +50,5 @@ def _tools(module: Any, factor: int) -> dict[str, Any]:
 def bench_project_tools(sizes: Sizes) -> Table:
     path = Path(os.environ.get("BENCH_PROJECT_DIR") or shipped_environments_dir() / "project")
     module = open_environment_at("project", path).module
-    table = Table(f"project tools: Tool.execute per call, page of {PAGE}, at {'/'.join(f'{f}x' for f in FACTORS)}")
-    worlds = {f: _tools(module, f) for f in FACTORS}
-    for kind, name, tool_input in CASES:
-        args = ", ".join(f"{k}={v}" for k, v in tool_input.items() if k != "limit")
-        label = f"{kind}: {name}({args})"
-        for f in FACTORS:
-            result = worlds[f][name].execute(tool_input)
-            if result.get("isError"):
-                raise AssertionError(f"{label} at {f}x failed: {result['output']}")
-        base = worlds[1][name]
-        for f in FACTORS[1:]:
-            here = worlds[f][name]
-            calls = {"here": lambda t=here, a=tool_input: t.execute(a), "1x": lambda t=base, a=tool_input: t.execute(a)}
-            warm = interleaved(calls, max(1, sizes.loops // 8), sizes.repeats)
-            if f == FACTORS[1]:
-                table.add(f"{label} 1x", warm["1x"], "us")
-            r = ratio(warm["here"], warm["1x"])
-            table.add(f"{label} {f}x / 1x", r, "x", "reads the whole world by nature" if kind == "scan"
-                      else (verdict(r, TARGET) if f == FACTORS[-1] else ""))
-    return table
+    title = f"project tools: Tool.execute per call, page of {PAGE}, at {'/'.join(f'{f}x' for f in FACTORS)}"
+    return tool_scaling_table(title, {f: _tools(module, f) for f in FACTORS}, CASES, sizes, TARGET)

@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from .bench_core import bench_step
-from .common import Sizes, Table, interleaved, ratio, verdict
+from .common import Sizes, Table, case_label, interleaved, ratio, verdict
 from .worlds import World, world
 
 PAGE = 5
@@ -54,11 +54,6 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 ]
 #: At 100x, a list or lookup costs at most this many times its 1x cost (issue 14, item 4).
 TARGET = 2.0
-
-
-def case_label(kind: str, name: str, tool_input: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={v}" for k, v in tool_input.items() if k != "limit")
-    return f"{kind}: {name}({args})"
 
 
 def _first_call_us(module: Any, name: str, tool_input: dict[str, Any]) -> float:

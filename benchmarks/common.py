@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,44 @@ class ScaleTable:
         payload = {"title": self.title, "machine": machine(), "scales": self.labels, "results": results}
         path.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         return path
+
+
+def case_label(kind: str, name: str, tool_input: dict[str, Any]) -> str:
+    """``"<kind>: <tool>(<input but limit>)"``, the row label of one tool case."""
+    args = ", ".join(f"{k}={v}" for k, v in tool_input.items() if k != "limit")
+    return f"{kind}: {name}({args})"
+
+
+def tool_scaling_table(title: str, worlds: dict[int, dict[str, Any]],
+                       cases: list[tuple[str, str, dict[str, Any]]], sizes: Sizes, target: float) -> Table:
+    """Per case (kind, tool, input): its warm ``Tool.execute`` cost on the 1x world, then at each
+    bigger factor of ``worlds`` (factor -> tool name -> bound tool) its cost over the 1x cost,
+    measured in alternation; the biggest factor's ratio is judged against ``target`` except for
+    ``"scan"`` cases (they read the whole collection by nature).
+
+    Raises:
+        AssertionError: a case's call is an error result at some factor.
+    """
+    table = Table(title)
+    factors = sorted(worlds)
+    for kind, name, tool_input in cases:
+        label = case_label(kind, name, tool_input)
+        for f in factors:
+            result = worlds[f][name].execute(tool_input)
+            if result.get("isError"):
+                raise AssertionError(f"{label} at {f}x failed: {result['output']}")
+        base = worlds[factors[0]][name]
+        for f in factors[1:]:
+            here = worlds[f][name]
+            calls: dict[str, Callable[[], Any]] = {"here": partial(here.execute, tool_input),
+                                                   "1x": partial(base.execute, tool_input)}
+            warm = interleaved(calls, max(1, sizes.loops // 8), sizes.repeats)
+            if f == factors[1]:
+                table.add(f"{label} 1x", warm["1x"], "us")
+            r = ratio(warm["here"], warm["1x"])
+            table.add(f"{label} {f}x / 1x", r, "x", "reads the whole collection by nature" if kind == "scan"
+                      else (verdict(r, target) if f == factors[-1] else ""))
+    return table
 
 
 def load_average() -> str:
