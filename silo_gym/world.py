@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from .errors import SiloError
 from .gcpause import gc_paused
@@ -61,6 +61,8 @@ __all__ = [
     "world_snapshot",
     "world_type_problem",
 ]
+
+_T = TypeVar("_T")
 
 #: Variants drawn at reset come from ``[0, VARIANT_SPACE)`` (docs/variants.md).
 VARIANT_SPACE = 2**31
@@ -365,38 +367,34 @@ class WorldPreparer:
         hook = self.hooks.task_preconditions
         if hook is None:
             return []
-        try:
-            problems = hook(task, state)
-        except Exception as exc:
-            raise self.hook_failed("task_preconditions()", exc, f'variant {variant}, task "{task.id}"') from exc
-        unmet = hook_strings(problems)
-        if unmet is None:
-            raise SiloError(
-                "runtime_contract_invalid",
-                f'task_preconditions() of environment "{self.environment}" must return a list (or '
-                f"tuple) of str, got {type(problems).__name__}.",
-                {"environment": self.environment, "missing": "task_preconditions"},
-            )
-        return unmet
+        return self._task_hook("task_preconditions", hook, task, state, variant, hook_strings,
+                               "a list (or tuple) of str")
 
     def rendered_task(self, task: Task, state: Any, variant: int) -> Task:
         """The task with the instruction rendered for this variant's world (docs/variants.md)."""
         hook = self.hooks.render_instruction
         if hook is None:
             return task
+        instruction = self._task_hook("render_instruction", hook, task, state, variant, rendered_instruction,
+                                      f'a non-empty str for task "{task.id}"')
+        return task.model_copy(update={"instruction": instruction})
+
+    def _task_hook(self, name: str, hook: Callable[..., Any], task: Task, state: Any, variant: int,
+                   read: Callable[[Any], _T | None], wants: str) -> _T:
+        """``read(hook(task, state))``; ``runtime_contract_invalid`` when the hook raises or
+        ``read`` gives None (the message says the hook must return ``wants``)."""
         try:
             value = hook(task, state)
         except Exception as exc:
-            raise self.hook_failed("render_instruction()", exc, f'variant {variant}, task "{task.id}"') from exc
-        instruction = rendered_instruction(value)
-        if instruction is None:
+            raise self.hook_failed(f"{name}()", exc, f'variant {variant}, task "{task.id}"') from exc
+        out = read(value)
+        if out is None:
             raise SiloError(
                 "runtime_contract_invalid",
-                f'render_instruction() of environment "{self.environment}" must return a non-empty '
-                f'str for task "{task.id}", got {type(value).__name__}.',
-                {"environment": self.environment, "missing": "render_instruction"},
+                f'{name}() of environment "{self.environment}" must return {wants}, got {type(value).__name__}.',
+                {"environment": self.environment, "missing": name},
             )
-        return task.model_copy(update={"instruction": instruction})
+        return out
 
     def hook_failed(self, hook: str, exc: Exception, detail: str) -> SiloError:
         """The ``runtime_contract_invalid`` error for a hook that raised ``exc``."""
