@@ -43,8 +43,6 @@ class SiloTool:
     input_schema: Any
     run: RunFn
     _compiled: list[CompiledSchema] = field(default_factory=list, init=False, repr=False)
-    # (name, the validator's problems function, run): what binding copies into each Tool.
-    _bound: list[tuple[str, Callable[[Any], list[str]], RunFn]] = field(default_factory=list, init=False, repr=False)
 
     @property
     def validator(self) -> CompiledSchema:
@@ -61,7 +59,6 @@ class SiloTool:
         for key, value in state.items():
             object.__setattr__(self, key, value)
         object.__setattr__(self, "_compiled", [])
-        object.__setattr__(self, "_bound", [])
 
 
 def define_tool(*, name: str, description: str, input_schema: Any, run: RunFn) -> SiloTool:
@@ -202,10 +199,9 @@ class Tool:
     def __init__(self, source: SiloTool, state: Any) -> None:
         self.source = source
         self.state = state
-        bound = source._bound  # built once per source tool: every reset binds every tool
-        if not bound:
-            bound.append((source.name, source.validator.problems, source.run))
-        self.name, self._problems, self._run = bound[0]
+        self.name = source.name
+        self._problems = source.validator.problems
+        self._run = source.run
 
     @property
     def description(self) -> str:
