@@ -53,3 +53,24 @@ def test_threads_overlapping_turn_it_on_only_when_the_last_leaves() -> None:
     worker.join(10)
     states.append(gc.isenabled())
     assert states == [False, True]
+
+
+def test_what_was_built_inside_skips_the_young_generation() -> None:
+    gc.collect()
+    with gc_paused:
+        built = [{"id": i, "tags": [i]} for i in range(5_000)]
+    assert gc.get_count()[0] < 50  # not 10,000 young containers waiting to be scanned
+    assert any(obj is built for obj in gc.get_objects(generation=2))
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_the_program_froze_stay_frozen() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with gc_paused:
+            pass
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
