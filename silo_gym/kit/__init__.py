@@ -3,9 +3,10 @@
 A world declares its inputs (:class:`Contract`, parameter specs), its collections
 (:class:`Collection`), its actor and audit log, and builds its tools with :func:`tool` (typed
 functions), :func:`read_tool`/:func:`write_tool` (hand-written schemas) or the builders
-(:func:`list_tool`, :func:`get_tool`, :func:`kit_tool`). Lists page in O(page) and lookups are O(1)
-through :mod:`silo_gym.kit.index`. A world's ``create_state`` is a :class:`StateMaker`, its
-``bind_tools`` a :func:`binder`; :func:`read_only_breaches` proves its read tools never write. Verifiers use
+(:func:`list_tool`, :func:`get_tool`, :func:`kit_tool`, and :class:`Writes` for write tools on one
+record: actor first, one audit entry last). Lists page in O(page) and lookups are O(1) through
+:mod:`silo_gym.kit.index`. A world's ``create_state`` is a :class:`StateMaker`, its ``bind_tools`` a
+:func:`binder`; :func:`read_only_breaches` proves its read tools never write. Verifiers use
 :mod:`silo_gym.kit.verify`, variants :mod:`silo_gym.kit.variants`. The kit is semver'd
 (:data:`KIT_VERSION`); a world records the version it was made with as ``templateVersion``.
 """
@@ -98,6 +99,7 @@ from .verify import (
 )
 from .version import KIT_VERSION, check_template_version, compatible
 from .worlds import StateMaker, binder, read_only_breaches, sample_inputs
+from .writes import Detail, RecordWrites, Writes, set_given
 
 __all__ = [
     "CONFLICT",
@@ -130,9 +132,12 @@ __all__ = [
     "SeedWorld",
     "StateMaker",
     "String",
+    "Detail",
+    "RecordWrites",
     "ToolCode",
     "Wording",
     "World",
+    "Writes",
     "access_of",
     "binder",
     "camel_case",
@@ -179,6 +184,7 @@ __all__ = [
     "sample_inputs",
     "schema",
     "search_filter",
+    "set_given",
     "show",
     "states_number",
     "sum_money",

@@ -1,0 +1,174 @@
+"""Write tools on a world's records: read the actor, make the change, write the one audit entry, return
+the record's summary.
+
+A world declares ``WRITES = kit.Writes(ACTOR, AUDIT)`` once and, per collection, ``ITEM =
+WRITES.on(WORK_ITEMS, "workItemId", work_item_summary)``; then each write tool is a decorated
+function holding only its own rules::
+
+    @ITEM.change("Remove the assignee ...", "The work item, for example WI-003.")
+    def unassign_work_item(state, acting, item, args):
+        ...  # read the other inputs, check, change
+        return f"Unassigned {item['id']} from {previous}."  # the audit entry's detail
+
+The tool's name is the function's; its input schema is the record id, the declared parameters and the
+actor's key last (silo-format §3.1); the audit entry's action is the tool's name and its entity type
+the collection's label in snake case (``"Work item"`` -> ``work_item``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .actors import Actor
+from .collections import Collection
+from .ledger import AuditLog
+from .params import Args, Param, String, params_schema
+from .tools import WRITE, KitTool, kit_tool
+
+__all__ = ["ChangeFn", "CreateFn", "Detail", "RecordWrites", "Writes", "set_given"]
+
+State = dict[str, Any]
+Record = dict[str, Any]
+
+#: What a write returns for its audit entry: the detail, or ``(detail, extra)`` where ``extra``
+#: holds result fields that follow the record's summary (``{"updated": ..., **extra}``).
+Detail = str | tuple[str, Mapping[str, Any]]
+#: ``change(state, acting, record, args) -> Detail``: reads its other inputs, checks, changes ``record``.
+ChangeFn = Callable[[State, Record, Record, Args], Detail]
+#: ``create(state, acting, args) -> (record, Detail)``: reads its inputs, checks, builds the new record
+#: (its id from ``Collection.new_id``); the tool stores it.
+CreateFn = Callable[[State, Record, Args], tuple[Record, Detail]]
+
+
+class Writes:
+    """The write tools of one world: who acts and where their changes are logged.
+
+    Args:
+        actor: who acts; its key is the last property of every write tool's input, and is read first.
+        log: the audit log each write tool appends its one entry to (its last state change).
+    """
+
+    def __init__(self, actor: Actor, log: AuditLog) -> None:
+        self.actor = actor
+        self.log = log
+
+    def schema(self, params: Mapping[str, Param]) -> dict[str, Any]:
+        """The input schema of ``params`` (in that order) followed by the actor's required key."""
+        actor = self.actor
+        return params_schema({**params, actor.key: String(actor.description, required=True)}, actor.contract)
+
+    def audit(self, state: State, acting: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
+        """Append the audit entry of a hand-written write tool."""
+        self.log.record(state, acting, action, entity_type, entity_id, detail)
+
+    def on(self, collection: Collection, id_key: str, show: Callable[[State, Record], Any]) -> RecordWrites:
+        """The write tools of one collection: the record's id is ``input[id_key]`` and the result shows
+        it as ``show(state, record)``."""
+        return RecordWrites(self, collection, id_key, show)
+
+
+def _split(detail: Detail) -> tuple[str, Mapping[str, Any] | None]:
+    if isinstance(detail, str):
+        return detail, None
+    return detail
+
+
+@dataclass(frozen=True)
+class _Change:
+    writes: Writes
+    collection: Collection
+    id_key: str
+    show: Callable[[State, Record], Any]
+    action: str
+    entity: str
+    change: ChangeFn
+
+    def __call__(self, state: State, args: Args) -> Any:
+        acting = self.writes.actor.read(state, args)
+        record = self.collection.require(state, self.writes.actor.contract.read_string(args, self.id_key))
+        text, extra = _split(self.change(state, acting, record, args))
+        self.writes.log.record(state, acting, self.action, self.entity, record["id"], text)
+        out = {"updated": self.show(state, record)}
+        if extra:
+            out.update(extra)
+        return out
+
+
+@dataclass(frozen=True)
+class _Create:
+    writes: Writes
+    collection: Collection
+    show: Callable[[State, Record], Any]
+    action: str
+    entity: str
+    create: CreateFn
+
+    def __call__(self, state: State, args: Args) -> Any:
+        acting = self.writes.actor.read(state, args)
+        record, detail = self.create(state, acting, args)
+        text, extra = _split(detail)
+        self.collection.add(state, record)
+        self.writes.log.record(state, acting, self.action, self.entity, record["id"], text)
+        out = {"created": self.show(state, record)}
+        if extra:
+            out.update(extra)
+        return out
+
+
+class RecordWrites:
+    """The write tools of one collection (made by :meth:`Writes.on`)."""
+
+    def __init__(
+        self, writes: Writes, collection: Collection, id_key: str, show: Callable[[State, Record], Any]
+    ) -> None:
+        self.writes = writes
+        self.collection = collection
+        self.id_key = id_key
+        self.show = show
+        self.entity = collection.label.lower().replace(" ", "_")
+
+    def change(
+        self, description: str, id_description: str, params: Mapping[str, Param] | None = None
+    ) -> Callable[[ChangeFn], KitTool]:
+        """Decorator: a write tool changing one existing record.
+
+        Its input is ``id_key`` (required, described by ``id_description``), ``params``, then the
+        actor. Its run reads the actor, then the record (``not_found`` with the collection's
+        message), calls ``change(state, acting, record, args)``, writes the audit entry on the record
+        and returns ``{"updated": show(state, record), **extra}``.
+        """
+
+        def wrap(fn: ChangeFn) -> KitTool:
+            name = fn.__name__
+            input_schema = self.writes.schema({self.id_key: String(id_description, required=True), **(params or {})})
+            run = _Change(self.writes, self.collection, self.id_key, self.show, name, self.entity, fn)
+            return kit_tool(name=name, description=description, input_schema=input_schema, run=run, access=WRITE)
+
+        return wrap
+
+    def create(self, description: str, params: Mapping[str, Param]) -> Callable[[CreateFn], KitTool]:
+        """Decorator: a write tool adding one record.
+
+        Its input is ``params`` then the actor. Its run reads the actor, calls ``create(state,
+        acting, args)``, stores the record it returns (at the end of the collection), writes the audit
+        entry on it and returns ``{"created": show(state, record), **extra}``.
+        """
+
+        def wrap(fn: CreateFn) -> KitTool:
+            name = fn.__name__
+            run = _Create(self.writes, self.collection, self.show, name, self.entity, fn)
+            return kit_tool(
+                name=name, description=description, input_schema=self.writes.schema(params), run=run, access=WRITE
+            )
+
+        return wrap
+
+
+def set_given(record: Record, values: Mapping[str, Any]) -> None:
+    """Set ``record[key] = value`` for each of ``values`` that is not ``None``, in order (an update
+    tool's optional fields: what is left out stays)."""
+    for key, value in values.items():
+        if value is not None:
+            record[key] = value
