@@ -7,7 +7,13 @@ from typing import Any
 from silo_gym import ToolError, kit
 
 from ..state import (
+    AUDIT,
     MEMBERS,
+    PROJECTS,
+    SPRINTS,
+    TEAMS,
+    TIME_LOGS,
+    WORK_ITEMS,
     WORKFLOW_STATES,
     WORLD,
     State,
@@ -17,7 +23,6 @@ from ..state import (
     is_overdue,
     load_for,
     members_for_team,
-    record_audit,
     scope_for_sprint,
     unresolved_dependencies,
     velocity_for_sprint,
@@ -27,11 +32,17 @@ from ..state import (
 from .contract import ACTOR_DESCRIPTION, C
 
 __all__ = [
+    "ITEM",
+    "MEMBER",
+    "PROJECT",
+    "SPRINT",
+    "TEAM",
+    "TIME_LOG",
+    "WRITES",
     "actor",
     "assert_assignable",
     "assert_dependencies_resolved",
     "assert_within_capacity",
-    "audit",
     "comment_with_author",
     "ids_text",
     "member_summary",
@@ -47,16 +58,12 @@ __all__ = [
 Record = dict[str, Any]
 
 # ---------------------------------------------------------------------------------------------
-# Lookups
-
-
-
-
-# ---------------------------------------------------------------------------------------------
 # Guards
 
 ACTOR = kit.Actor(MEMBERS, "actorMemberId", ACTOR_DESCRIPTION, contract=C)
 actor = ACTOR.read  # read ``actorMemberId``; the member must exist and be active
+#: Every write tool reads ``actorMemberId`` first and writes one audit entry last (§6.5).
+WRITES = kit.Writes(ACTOR, AUDIT)
 
 
 def assert_assignable(state: State, member_id: str) -> Record:
@@ -99,15 +106,6 @@ def assert_dependencies_resolved(state: State, item: Record) -> None:
             f"{item['id']} depends on {ids_text(unresolved)}, which {verb} not done yet.",
             {"workItemId": item["id"], "unresolved": unresolved},
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# Audit
-
-
-def audit(state: State, acting: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
-    """Write the tool's single audit entry (its last state change)."""
-    record_audit(state, acting["id"], action, entity_type, entity_id, detail)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,3 +233,14 @@ def comment_with_author(state: State, comment: Record) -> Record:
     out = dict(comment)
     out["authorName"] = name_of(state, "members", comment["authorId"])
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Write tools per collection: the input key of the record's id, and the summary a result shows
+
+MEMBER = WRITES.on(MEMBERS, "memberId", member_summary)
+TEAM = WRITES.on(TEAMS, "teamId", team_summary)
+PROJECT = WRITES.on(PROJECTS, "projectId", project_summary)
+SPRINT = WRITES.on(SPRINTS, "sprintId", sprint_summary)
+ITEM = WRITES.on(WORK_ITEMS, "workItemId", work_item_summary)
+TIME_LOG = WRITES.on(TIME_LOGS, "timeLogId", time_log_summary)
