@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import index
 from .actors import Actor
-from .collections import Collection, World
+from .collections import Collection, Record, World
 from .guards import (
     CONFLICT,
     INVALID_INPUT,
@@ -46,6 +46,7 @@ from .money import (
 from .paging import page, page_ids, page_of
 from .params import (
     DEFAULT_CONTRACT,
+    Args,
     Boolean,
     Contract,
     Date,
@@ -75,6 +76,7 @@ from .tools import (
     camel_case,
     catalog_tool,
     clock_tool,
+    doc_summary,
     get_tool,
     kit_tool,
     list_tool,
@@ -99,7 +101,7 @@ from .verify import (
 )
 from .version import KIT_VERSION, check_template_version, compatible
 from .worlds import StateMaker, binder, read_only_breaches, sample_inputs
-from .writes import Detail, RecordWrites, Writes, set_given
+from .writes import Detail, RecordTools, Writes, set_given
 
 __all__ = [
     "CONFLICT",
@@ -114,6 +116,7 @@ __all__ = [
     "WRITE",
     "Access",
     "Actor",
+    "Args",
     "AuditLog",
     "Boolean",
     "Bounds",
@@ -133,7 +136,8 @@ __all__ = [
     "StateMaker",
     "String",
     "Detail",
-    "RecordWrites",
+    "Record",
+    "RecordTools",
     "ToolCode",
     "Wording",
     "World",
@@ -146,6 +150,7 @@ __all__ = [
     "check_template_version",
     "compatible",
     "conflict",
+    "doc_summary",
     "final_number",
     "format_id",
     "get_tool",

@@ -15,9 +15,10 @@ from . import index
 from .guards import NOT_FOUND_MESSAGE, not_found
 from .ledger import next_id
 
-__all__ = ["Collection", "World"]
+__all__ = ["Collection", "Record", "World"]
 
 State = dict[str, Any]
+#: One stored record: a JSON object keyed by field name.
 Record = dict[str, Any]
 
 

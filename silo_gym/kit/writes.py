@@ -5,14 +5,16 @@ A world declares ``WRITES = kit.Writes(ACTOR, AUDIT)`` once and, per collection,
 WRITES.on(WORK_ITEMS, "workItemId", work_item_summary)``; then each write tool is a decorated
 function holding only its own rules::
 
-    @ITEM.change("Remove the assignee ...", "The work item, for example WI-003.")
+    @ITEM.change("The work item, for example WI-003.")
     def unassign_work_item(state, acting, item, args):
+        '''Remove the assignee from a work item. ... (the tool's description)'''
         ...  # read the other inputs, check, change
         return f"Unassigned {item['id']} from {previous}."  # the audit entry's detail
 
-The tool's name is the function's; its input schema is the record id, the declared parameters and the
-actor's key last (silo-format §3.1); the audit entry's action is the tool's name and its entity type
-the collection's label in snake case (``"Work item"`` -> ``work_item``).
+The tool's name is the function's and its description the docstring's (:func:`doc_summary`); its input
+schema is the record id, the declared parameters and the actor's key last (silo-format §3.1); the audit
+entry's action is the tool's name and its entity type the collection's label in snake case (``"Work
+item"`` -> ``work_item``).
 """
 
 from __future__ import annotations
@@ -22,15 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actors import Actor
-from .collections import Collection
+from .collections import Collection, Record
 from .ledger import AuditLog
 from .params import Args, Param, String, params_schema
-from .tools import WRITE, KitTool, kit_tool
+from .tools import WRITE, KitTool, doc_summary, get_tool, kit_tool
 
-__all__ = ["ChangeFn", "CreateFn", "Detail", "RecordWrites", "Writes", "set_given"]
+__all__ = ["ChangeFn", "CreateFn", "Detail", "RecordTools", "Writes", "set_given"]
 
 State = dict[str, Any]
-Record = dict[str, Any]
 
 #: What a write returns for its audit entry: the detail, or ``(detail, extra)`` where ``extra``
 #: holds result fields that follow the record's summary (``{"updated": ..., **extra}``).
@@ -59,14 +60,16 @@ class Writes:
         actor = self.actor
         return params_schema({**params, actor.key: String(actor.description, required=True)}, actor.contract)
 
-    def audit(self, state: State, acting: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
+    def audit(
+        self, state: State, acting: Record, action: str, entity_type: str, entity_id: str, detail: str
+    ) -> None:
         """Append the audit entry of a hand-written write tool."""
         self.log.record(state, acting, action, entity_type, entity_id, detail)
 
-    def on(self, collection: Collection, id_key: str, show: Callable[[State, Record], Any]) -> RecordWrites:
-        """The write tools of one collection: the record's id is ``input[id_key]`` and the result shows
+    def on(self, collection: Collection, id_key: str, show: Callable[[State, Record], Any]) -> RecordTools:
+        """The tools of one collection: the record's id is ``input[id_key]`` and a write's result shows
         it as ``show(state, record)``."""
-        return RecordWrites(self, collection, id_key, show)
+        return RecordTools(self, collection, id_key, show)
 
 
 def _split(detail: Detail) -> tuple[str, Mapping[str, Any] | None]:
@@ -117,8 +120,9 @@ class _Create:
         return out
 
 
-class RecordWrites:
-    """The write tools of one collection (made by :meth:`Writes.on`)."""
+class RecordTools:
+    """The tools of one collection (made by :meth:`Writes.on`): :meth:`get` reads one record,
+    :meth:`create` adds one and :meth:`change` changes one."""
 
     def __init__(
         self, writes: Writes, collection: Collection, id_key: str, show: Callable[[State, Record], Any]
@@ -129,10 +133,28 @@ class RecordWrites:
         self.show = show
         self.entity = collection.label.lower().replace(" ", "_")
 
+    def get(self, id_description: str) -> Callable[[Callable[[State, Record], Any]], KitTool]:
+        """Decorator: a read tool showing one record, named and described by the function
+        ``show(state, record)``: :func:`~silo_gym.kit.get_tool` on ``id_key`` (``not_found`` with the
+        collection's message)."""
+
+        def wrap(fn: Callable[[State, Record], Any]) -> KitTool:
+            return get_tool(
+                name=fn.__name__,
+                description=doc_summary(fn),
+                collection=self.collection,
+                id_key=self.id_key,
+                id_description=id_description,
+                show=fn,
+                contract=self.writes.actor.contract,
+            )
+
+        return wrap
+
     def change(
-        self, description: str, id_description: str, params: Mapping[str, Param] | None = None
+        self, id_description: str, params: Mapping[str, Param] | None = None
     ) -> Callable[[ChangeFn], KitTool]:
-        """Decorator: a write tool changing one existing record.
+        """Decorator: a write tool changing one existing record, named and described by the function.
 
         Its input is ``id_key`` (required, described by ``id_description``), ``params``, then the
         actor. Its run reads the actor, then the record (``not_found`` with the collection's
@@ -141,15 +163,19 @@ class RecordWrites:
         """
 
         def wrap(fn: ChangeFn) -> KitTool:
-            name = fn.__name__
-            input_schema = self.writes.schema({self.id_key: String(id_description, required=True), **(params or {})})
+            name, description = fn.__name__, doc_summary(fn)
+            input_schema = self.writes.schema(
+                {self.id_key: String(id_description, required=True), **(params or {})}
+            )
             run = _Change(self.writes, self.collection, self.id_key, self.show, name, self.entity, fn)
-            return kit_tool(name=name, description=description, input_schema=input_schema, run=run, access=WRITE)
+            return kit_tool(
+                name=name, description=description, input_schema=input_schema, run=run, access=WRITE
+            )
 
         return wrap
 
-    def create(self, description: str, params: Mapping[str, Param]) -> Callable[[CreateFn], KitTool]:
-        """Decorator: a write tool adding one record.
+    def create(self, params: Mapping[str, Param]) -> Callable[[CreateFn], KitTool]:
+        """Decorator: a write tool adding one record, named and described by the function.
 
         Its input is ``params`` then the actor. Its run reads the actor, calls ``create(state,
         acting, args)``, stores the record it returns (at the end of the collection), writes the audit
@@ -157,10 +183,14 @@ class RecordWrites:
         """
 
         def wrap(fn: CreateFn) -> KitTool:
-            name = fn.__name__
+            name, description = fn.__name__, doc_summary(fn)
             run = _Create(self.writes, self.collection, self.show, name, self.entity, fn)
             return kit_tool(
-                name=name, description=description, input_schema=self.writes.schema(params), run=run, access=WRITE
+                name=name,
+                description=description,
+                input_schema=self.writes.schema(params),
+                run=run,
+                access=WRITE,
             )
 
         return wrap

@@ -15,14 +15,21 @@ WRITES = kit.Writes(ACTOR, kit.AuditLog("actorUserId"))
 BOOK = WRITES.on(BOOKS, "bookId", lambda state, book: {"id": book["id"], "title": book["title"]})
 
 
-@BOOK.create("Add a book.", {"title": kit.String("Its title.", required=True), "pages": kit.Integer("Pages.")})
+@BOOK.create({"title": kit.String("Its title.", required=True), "pages": kit.Integer("Pages.")})
 def add_book(state, acting, args):
+    """Add a book.
+
+    Args:
+        args: the tool's input (the docstring's text before ``Args:`` is the description).
+    """
     book = {"id": BOOKS.new_id(state), "title": C.read_string(args, "title")}
     return book, (f"Added {book['title']}.", {"shelfSize": len(state["books"]) + 1})
 
 
-@BOOK.change("Rename a book.", "The book.", {"title": kit.String("New title.", required=True)})
+@BOOK.change("The book.", {"title": kit.String("New title.", required=True)})
 def rename_book(state, acting, book, args):
+    """Rename a
+    book."""
     old = book["title"]
     book["title"] = C.read_string(args, "title")
     return f"Renamed {old}."
@@ -50,6 +57,7 @@ def test_schemas_end_with_the_actor_and_tools_are_tagged_write():
     assert list(add_book.input_schema["properties"]) == ["title", "pages", "actorUserId"]
     assert add_book.input_schema["required"] == ["title", "actorUserId"]
     assert add_book.input_schema["properties"]["actorUserId"] == {"type": "string", "description": "Who acts."}
+    assert rename_book.description == "Rename a book."  # the docstring's lines joined by spaces
     assert list(rename_book.input_schema["properties"]) == ["bookId", "title", "actorUserId"]
     assert rename_book.input_schema["required"] == ["bookId", "title", "actorUserId"]
     assert WRITES.schema({}) == kit.schema({"actorUserId": ACTOR.prop()}, ["actorUserId"])
