@@ -271,6 +271,8 @@ next_id = kit.next_id  # advance sequences[prefix] (a new prefix is appended) an
 AUDIT = kit.AuditLog("actorMemberId")
 
 
-def record_audit(state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str) -> None:
+def record_audit(
+    state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str
+) -> None:
     """Append one audit event (what every write tool does last)."""
     AUDIT.record(state, actor, action, entity_type, entity_id, detail)

@@ -21,9 +21,6 @@ from .helpers import (
 
 TIERS = ("enterprise", "mid_market", "smb")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 list_accounts = kit.list_tool(
     name="list_accounts",
@@ -62,7 +59,10 @@ search_accounts = kit.list_tool(
 )
 
 
-def _account_detail(state: State, account: Record) -> Any:
+@ACCOUNT.get("The account's id, for example ACC-001.")
+def get_account(state: State, account: kit.Record) -> Any:
+    """Get one account by id, together with all of its contacts and all of its opportunities (open, won and
+    lost), each list sorted by id. Read-only."""
     out = account_summary(state, account)
     out["contacts"] = [contact_summary(state, c) for c in CONTACTS.linked(state, "accountId", account["id"])]
     out["opportunities"] = [
@@ -71,24 +71,7 @@ def _account_detail(state: State, account: Record) -> Any:
     return out
 
 
-get_account = kit.get_tool(
-    name="get_account",
-    description=(
-        "Get one account by id, together with all of its contacts and all of its opportunities "
-        "(open, won and lost), each list sorted by id. Read-only."
-    ),
-    collection=ACCOUNTS,
-    id_key="accountId",
-    id_description="The account's id, for example ACC-001.",
-    show=_account_detail,
-    contract=C,
-)
-
-
 @ACCOUNT.create(
-    "Create a new customer account (company). The account gets the next ACC- id and today's "
-    "date as createdDate. The owner must be an active user. Writes one audit entry. Returns "
-    '{"created": <account summary>}.',
     {
         "name": kit.String("Company name.", required=True),
         "industry": kit.String("Industry the company works in, for example Software.", required=True),
@@ -97,7 +80,10 @@ get_account = kit.get_tool(
         "website": kit.String("Company website domain, for example acme.example.com. Optional."),
     },
 )
-def create_account(state: State, acting: Record, args: Args) -> Any:
+def create_account(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Create a new customer account (company). The account gets the next ACC- id and today's date as
+    createdDate. The owner must be an active user. Writes one audit entry. Returns {"created": <account
+    summary>}."""
     owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     account = {
@@ -113,9 +99,6 @@ def create_account(state: State, acting: Record, args: Args) -> Any:
 
 
 @ACCOUNT.change(
-    "Change an account's industry, tier, website or owner. Only the fields you pass are "
-    "changed; the name cannot be changed. A new owner must be an active user. Writes one audit "
-    'entry. Returns {"updated": <account summary>}.',
     "Id of the account to change.",
     {
         "industry": kit.String("New industry."),
@@ -124,7 +107,10 @@ def create_account(state: State, acting: Record, args: Args) -> Any:
         "ownerId": kit.String("Id of the active user who should own the account from now on."),
     },
 )
-def update_account(state: State, acting: Record, account: Record, args: Args) -> str:
+def update_account(state: State, acting: kit.Record, account: kit.Record, args: kit.Args) -> str:
+    """Change an account's industry, tier, website or owner. Only the fields you pass are changed; the name
+    cannot be changed. A new owner must be an active user. Writes one audit entry. Returns {"updated":
+    <account summary>}."""
     industry = C.read_optional_string(args, "industry")
     tier = C.read_optional_enum(args, "tier", TIERS)
     website = C.read_optional_string(args, "website")

@@ -13,9 +13,6 @@ from .helpers import ACTIVITIES, ACTIVITY, activity_summary, assert_assignable, 
 ACTIVITY_TYPES = ("call", "email", "meeting", "note")
 RELATED_TYPES = ("lead", "account", "contact", "opportunity")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 list_activities = kit.list_tool(
     name="list_activities",
@@ -44,18 +41,13 @@ list_activities = kit.list_tool(
 )
 
 
-get_activity = kit.get_tool(
-    name="get_activity",
-    description="Get one activity by id: type, subject, owner, related record, dates and notes. Read-only.",
-    collection=ACTIVITIES,
-    id_key="activityId",
-    id_description="The activity's id, for example ACT-001.",
-    show=activity_summary,
-    contract=C,
-)
+@ACTIVITY.get("The activity's id, for example ACT-001.")
+def get_activity(state: State, activity: kit.Record) -> Any:
+    """Get one activity by id: type, subject, owner, related record, dates and notes. Read-only."""
+    return activity_summary(state, activity)
 
 
-def _new_activity(state: State, args: Args, scheduled: bool) -> tuple[Record, str]:
+def _new_activity(state: State, args: kit.Args, scheduled: bool) -> tuple[kit.Record, str]:
     owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     related_type = C.read_enum(args, "relatedType", RELATED_TYPES)
@@ -97,42 +89,39 @@ def _activity_params(with_due_date: bool) -> dict[str, kit.Param]:
     return params
 
 
-@ACTIVITY.create(
-    "Record an activity that already happened today (a call, email, meeting or note) against a "
-    "lead, account, contact or opportunity. It gets the next ACT- id, and both its due date and "
-    "completed date are today. The owner must be an active user and the related record must "
-    'exist. Writes one audit entry. Returns {"created": <activity summary>}.',
-    _activity_params(False),
-)
-def log_activity(state: State, acting: Record, args: Args) -> Any:
+@ACTIVITY.create(_activity_params(False))
+def log_activity(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Record an activity that already happened today (a call, email, meeting or note) against a lead,
+    account, contact or opportunity. It gets the next ACT- id, and both its due date and completed date are
+    today. The owner must be an active user and the related record must exist. Writes one audit entry.
+    Returns {"created": <activity summary>}."""
     return _new_activity(state, args, scheduled=False)
 
 
-@ACTIVITY.create(
-    "Plan a future activity (a call, email, meeting or note) against a lead, account, contact "
-    "or opportunity. It gets the next ACT- id, the given due date and no completed date, so it "
-    "stays open until complete_activity is called. The owner must be an active user and the "
-    'related record must exist. Writes one audit entry. Returns {"created": <activity '
-    'summary>}.',
-    _activity_params(True),
-)
-def schedule_followup(state: State, acting: Record, args: Args) -> Any:
+@ACTIVITY.create(_activity_params(True))
+def schedule_followup(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Plan a future activity (a call, email, meeting or note) against a lead, account, contact or
+    opportunity. It gets the next ACT- id, the given due date and no completed date, so it stays open until
+    complete_activity is called. The owner must be an active user and the related record must exist. Writes
+    one audit entry. Returns {"created": <activity summary>}."""
     return _new_activity(state, args, scheduled=True)
 
 
 @ACTIVITY.change(
-    "Mark an open activity as done. completedDate defaults to today; notes, when given, replace "
-    "the activity's existing notes. An activity that is already completed cannot be completed "
-    'again. Writes one audit entry. Returns {"updated": <activity summary>}.',
     "Id of the open activity to complete.",
     {
         "completedDate": kit.Date("Date it was completed, YYYY-MM-DD. Defaults to today."),
         "notes": kit.String("Notes to store on the activity, replacing any existing notes."),
     },
 )
-def complete_activity(state: State, acting: Record, activity: Record, args: Args) -> str:
+def complete_activity(state: State, acting: kit.Record, activity: kit.Record, args: kit.Args) -> str:
+    """Mark an open activity as done. completedDate defaults to today; notes, when given, replace the
+    activity's existing notes. An activity that is already completed cannot be completed again. Writes one
+    audit entry. Returns {"updated": <activity summary>}."""
     if activity["completedDate"] is not None:
-        raise kit.invalid_state(f"Activity {activity['id']} was already completed on {activity['completedDate']}.")
+        raise kit.invalid_state(
+            f"Activity {activity['id']} was already completed on {activity['completedDate']}."
+        )
     completed_date = C.read_optional_date(args, "completedDate", default=state["now"])
     notes = C.read_optional_string(args, "notes")
     activity["completedDate"] = completed_date

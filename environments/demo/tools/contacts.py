@@ -10,9 +10,6 @@ from ..state import State, full_name
 from .contract import C
 from .helpers import ACCOUNTS, CONTACT, CONTACTS, contact_summary
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 def _demote_primary(state: State, account_id: str) -> None:
     for contact in CONTACTS.linked(state, "accountId", account_id, sort=False):
@@ -54,23 +51,14 @@ search_contacts = kit.list_tool(
 )
 
 
-get_contact = kit.get_tool(
-    name="get_contact",
-    description="Get one contact by id: full name, account, email, phone, title and whether it is the "
-    "account's primary contact. Read-only.",
-    collection=CONTACTS,
-    id_key="contactId",
-    id_description="The contact's id, for example CON-001.",
-    show=contact_summary,
-    contract=C,
-)
+@CONTACT.get("The contact's id, for example CON-001.")
+def get_contact(state: State, contact: kit.Record) -> Any:
+    """Get one contact by id: full name, account, email, phone, title and whether it is the account's primary
+    contact. Read-only."""
+    return contact_summary(state, contact)
 
 
 @CONTACT.create(
-    "Create a contact person, optionally linked to an account. The contact gets the next CON- "
-    "id. With isPrimary true the contact becomes the account's primary contact and every other "
-    "contact of that account stops being primary (a primary contact needs an account). Writes "
-    'one audit entry. Returns {"created": <contact summary>}.',
     {
         "firstName": kit.String("First name.", required=True),
         "lastName": kit.String("Last name.", required=True),
@@ -78,10 +66,16 @@ get_contact = kit.get_tool(
         "accountId": kit.String("Id of the account this person works at. Optional."),
         "phone": kit.String("Phone number. Optional."),
         "title": kit.String("Job title. Optional."),
-        "isPrimary": kit.Boolean("Make this the account's primary contact (requires accountId).", default=False),
+        "isPrimary": kit.Boolean(
+            "Make this the account's primary contact (requires accountId).", default=False
+        ),
     },
 )
-def create_contact(state: State, acting: Record, args: Args) -> Any:
+def create_contact(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Create a contact person, optionally linked to an account. The contact gets the next CON- id. With
+    isPrimary true the contact becomes the account's primary contact and every other contact of that
+    account stops being primary (a primary contact needs an account). Writes one audit entry. Returns
+    {"created": <contact summary>}."""
     account_id = C.read_optional_string(args, "accountId")
     if account_id is not None:
         ACCOUNTS.require(state, account_id)
@@ -104,8 +98,6 @@ def create_contact(state: State, acting: Record, args: Args) -> Any:
 
 
 @CONTACT.change(
-    "Change a contact's email, phone or job title. Only the fields you pass are changed. Writes "
-    'one audit entry. Returns {"updated": <contact summary>}.',
     "Id of the contact to change.",
     {
         "email": kit.String("New email address."),
@@ -113,7 +105,9 @@ def create_contact(state: State, acting: Record, args: Args) -> Any:
         "title": kit.String("New job title."),
     },
 )
-def update_contact(state: State, acting: Record, contact: Record, args: Args) -> str:
+def update_contact(state: State, acting: kit.Record, contact: kit.Record, args: kit.Args) -> str:
+    """Change a contact's email, phone or job title. Only the fields you pass are changed. Writes one audit
+    entry. Returns {"updated": <contact summary>}."""
     email = C.read_optional_string(args, "email")
     phone = C.read_optional_string(args, "phone")
     title = C.read_optional_string(args, "title")
@@ -122,17 +116,16 @@ def update_contact(state: State, acting: Record, contact: Record, args: Args) ->
 
 
 @CONTACT.change(
-    "Attach a contact to an account (moving it if it was linked elsewhere). With makePrimary "
-    "true it also becomes that account's primary contact and the account's other contacts stop "
-    "being primary; otherwise its primary flag is left unchanged. Writes one audit entry. "
-    'Returns {"updated": <contact summary>}.',
     "Id of the contact to link.",
     {
         "accountId": kit.String("Id of the account to link it to.", required=True),
         "makePrimary": kit.Boolean("Also make it the account's primary contact.", default=False),
     },
 )
-def link_contact_to_account(state: State, acting: Record, contact: Record, args: Args) -> str:
+def link_contact_to_account(state: State, acting: kit.Record, contact: kit.Record, args: kit.Args) -> str:
+    """Attach a contact to an account (moving it if it was linked elsewhere). With makePrimary true it also
+    becomes that account's primary contact and the account's other contacts stop being primary; otherwise
+    its primary flag is left unchanged. Writes one audit entry. Returns {"updated": <contact summary>}."""
     account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     if C.read_boolean(args, "makePrimary", False):
         _demote_primary(state, account["id"])

@@ -27,9 +27,6 @@ from .helpers import (
 STATUSES = ("new", "working", "qualified", "disqualified", "converted")
 SOURCES = ("web_form", "referral", "event", "outbound", "partner", "inbound_call")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     """The stage a new opportunity starts in: the given one (which must be open), else the first
@@ -38,7 +35,9 @@ def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     if stage is None:
         raise kit.invalid_state("No open pipeline stage is defined.")
     if stage["isClosed"]:
-        raise kit.invalid_input(f"Stage {stage['id']} is a closed stage; a new opportunity cannot start there.")
+        raise kit.invalid_input(
+            f"Stage {stage['id']} is a closed stage; a new opportunity cannot start there."
+        )
     return stage
 
 
@@ -78,21 +77,13 @@ search_leads = kit.list_tool(
 )
 
 
-get_lead = kit.get_tool(
-    name="get_lead",
-    description="Get one lead by id, with its status, owner, age in days and conversion links. Read-only.",
-    collection=LEADS,
-    id_key="leadId",
-    id_description="The lead's id, for example LEAD-001.",
-    show=lead_summary,
-    contract=C,
-)
+@LEAD.get("The lead's id, for example LEAD-001.")
+def get_lead(state: State, lead: kit.Record) -> Any:
+    """Get one lead by id, with its status, owner, age in days and conversion links. Read-only."""
+    return lead_summary(state, lead)
 
 
 @LEAD.create(
-    "Record a new sales lead. It gets the next LEAD- id, status new and today's date as "
-    "createdDate. The owner must be an active user. Writes one audit entry. Returns "
-    '{"created": <lead summary>}.',
     {
         "firstName": kit.String("The prospect's first name.", required=True),
         "lastName": kit.String("The prospect's last name.", required=True),
@@ -104,7 +95,9 @@ get_lead = kit.get_tool(
         "title": kit.String("Job title. Optional."),
     },
 )
-def create_lead(state: State, acting: Record, args: Args) -> Any:
+def create_lead(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Record a new sales lead. It gets the next LEAD- id, status new and today's date as createdDate. The
+    owner must be an active user. Writes one audit entry. Returns {"created": <lead summary>}."""
     owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
     lead = {
@@ -129,10 +122,6 @@ def create_lead(state: State, acting: Record, args: Args) -> Any:
 
 
 @LEAD.change(
-    "Change a lead's email, phone, title or owner, and/or mark that it was contacted today "
-    "(markContacted sets lastContactedDate to today). Only the fields you pass are changed. "
-    "Status changes go through qualify_lead, disqualify_lead and convert_lead instead. Writes "
-    'one audit entry. Returns {"updated": <lead summary>}.',
     "Id of the lead to change.",
     {
         "email": kit.String("New email address."),
@@ -142,7 +131,11 @@ def create_lead(state: State, acting: Record, args: Args) -> Any:
         "markContacted": kit.Boolean("Record that the lead was contacted today.", default=False),
     },
 )
-def update_lead(state: State, acting: Record, lead: Record, args: Args) -> str:
+def update_lead(state: State, acting: kit.Record, lead: kit.Record, args: kit.Args) -> str:
+    """Change a lead's email, phone, title or owner, and/or mark that it was contacted today (markContacted
+    sets lastContactedDate to today). Only the fields you pass are changed. Status changes go through
+    qualify_lead, disqualify_lead and convert_lead instead. Writes one audit entry. Returns {"updated":
+    <lead summary>}."""
     email = C.read_optional_string(args, "email")
     phone = C.read_optional_string(args, "phone")
     title = C.read_optional_string(args, "title")
@@ -158,26 +151,25 @@ def update_lead(state: State, acting: Record, lead: Record, args: Args) -> str:
     return f"Updated lead {full_name(lead)}."
 
 
-@LEAD.change(
-    "Mark a new or working lead as qualified (a real buying opportunity), which makes it "
-    'eligible for convert_lead. Writes one audit entry. Returns {"updated": <lead summary>}.',
-    "Id of the lead to qualify.",
-)
-def qualify_lead(state: State, acting: Record, lead: Record, args: Args) -> str:
+@LEAD.change("Id of the lead to qualify.")
+def qualify_lead(state: State, acting: kit.Record, lead: kit.Record, args: kit.Args) -> str:
+    """Mark a new or working lead as qualified (a real buying opportunity), which makes it eligible for
+    convert_lead. Writes one audit entry. Returns {"updated": <lead summary>}."""
     if lead["status"] not in ("new", "working"):
-        raise kit.invalid_state(f"Lead {lead['id']} is {lead['status']}; only a new or working lead can be qualified.")
+        raise kit.invalid_state(
+            f"Lead {lead['id']} is {lead['status']}; only a new or working lead can be qualified."
+        )
     lead["status"] = "qualified"
     return f"Qualified {full_name(lead)}."
 
 
 @LEAD.change(
-    "Close out a lead that will not buy: sets its status to disqualified and stores the "
-    "reason. A converted lead cannot be disqualified. Writes one audit entry. Returns "
-    '{"updated": <lead summary>}.',
     "Id of the lead to disqualify.",
     {"reason": kit.String("Why the lead is being disqualified.", required=True)},
 )
-def disqualify_lead(state: State, acting: Record, lead: Record, args: Args) -> str:
+def disqualify_lead(state: State, acting: kit.Record, lead: kit.Record, args: kit.Args) -> str:
+    """Close out a lead that will not buy: sets its status to disqualified and stores the reason. A converted
+    lead cannot be disqualified. Writes one audit entry. Returns {"updated": <lead summary>}."""
     reason = C.read_string(args, "reason")
     if lead["status"] == "converted":
         raise kit.invalid_state(f"Lead {lead['id']} has already been converted and cannot be disqualified.")
@@ -190,7 +182,9 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     acting = actor(state, args)
     lead = LEADS.require(state, C.read_string(args, "leadId"))
     if lead["status"] != "qualified":
-        raise kit.invalid_state(f"Lead {lead['id']} is {lead['status']}; only a qualified lead can be converted.")
+        raise kit.invalid_state(
+            f"Lead {lead['id']} is {lead['status']}; only a qualified lead can be converted."
+        )
     assert_assignable(state, lead["ownerId"])
     create_opportunity = C.read_boolean(args, "createOpportunity", True)
     account_id = C.read_optional_string(args, "accountId")
@@ -260,7 +254,9 @@ def _convert_lead(state: State, args: dict[str, Any]) -> Any:
     targets = f"{account['id']} / {contact_id}"
     if opportunity is not None:
         targets += f" / {opportunity['id']}"
-    WRITES.audit(state, acting, "convert_lead", "lead", lead["id"], f"Converted {full_name(lead)} into {targets}.")
+    WRITES.audit(
+        state, acting, "convert_lead", "lead", lead["id"], f"Converted {full_name(lead)} into {targets}."
+    )
     return {
         "lead": lead_summary(state, lead),
         "account": account_summary(state, account),
@@ -290,8 +286,12 @@ convert_lead = kit.write_tool(
                 "Id of an existing account to attach the new contact (and opportunity) to. Leave it "
                 "out to create a new account from the lead's company."
             ),
-            "createOpportunity": kit.Boolean("Whether to open an opportunity as part of the conversion.", default=True),
-            "opportunityName": kit.String('Name of the new opportunity. Defaults to "<company> opportunity".'),
+            "createOpportunity": kit.Boolean(
+                "Whether to open an opportunity as part of the conversion.", default=True
+            ),
+            "opportunityName": kit.String(
+                'Name of the new opportunity. Defaults to "<company> opportunity".'
+            ),
             "amount": kit.Number(
                 "Deal value of the new opportunity in US dollars. Required when an opportunity is created.",
                 minimum=0,

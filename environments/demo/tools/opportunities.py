@@ -25,9 +25,6 @@ from .leads import opening_stage
 
 OPP_STATUSES = ("open", "won", "lost")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 list_stages = kit.catalog_tool(
     name="list_stages", description=(
@@ -79,7 +76,10 @@ search_opportunities = kit.list_tool(
 )
 
 
-def _opportunity_detail(state: State, opp: Record) -> Any:
+@OPPORTUNITY.get("The opportunity's id, for example OPP-001.")
+def get_opportunity(state: State, opp: kit.Record) -> Any:
+    """Get one opportunity by id with its full summary, whether it is stale (open and more than 30 days in its
+    stage) and every activity logged against it, sorted by id. Read-only."""
     out = opportunity_summary(state, opp)
     out["stale"] = is_stale(state, opp, STALE_STAGE_DAYS)
     out["activities"] = [
@@ -90,36 +90,24 @@ def _opportunity_detail(state: State, opp: Record) -> Any:
     return out
 
 
-get_opportunity = kit.get_tool(
-    name="get_opportunity",
-    description=(
-        "Get one opportunity by id with its full summary, whether it is stale (open and more than "
-        "30 days in its stage) and every activity logged against it, sorted by id. Read-only."
-    ),
-    collection=OPPORTUNITIES,
-    id_key="opportunityId",
-    id_description="The opportunity's id, for example OPP-001.",
-    show=_opportunity_detail,
-    contract=C,
-)
-
-
 @OPPORTUNITY.create(
-    "Open a new opportunity (deal) on an existing account. It gets the next OPP- id, status "
-    "open, and today as its created and stage-entered date; it starts in the first open "
-    "pipeline stage unless stageId names another open stage. The owner must be an active user. "
-    'Writes one audit entry. Returns {"created": <opportunity summary>}.',
     {
         "name": kit.String("Short name of the deal.", required=True),
         "accountId": kit.String("Id of the account the deal is with.", required=True),
         "ownerId": kit.String("Id of the active user who will own the deal.", required=True),
         "amount": kit.Number("Deal value in US dollars.", required=True, minimum=0),
         "expectedCloseDate": kit.Date("Date the deal is expected to close, YYYY-MM-DD.", required=True),
-        "stageId": kit.String("Open pipeline stage to start in (see list_stages). Defaults to the first open stage."),
+        "stageId": kit.String(
+            "Open pipeline stage to start in (see list_stages). Defaults to the first open stage."
+        ),
         "primaryContactId": kit.String("Id of the main contact person for this deal. Optional."),
     },
 )
-def create_opportunity(state: State, acting: Record, args: Args) -> Any:
+def create_opportunity(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Open a new opportunity (deal) on an existing account. It gets the next OPP- id, status open, and today
+    as its created and stage-entered date; it starts in the first open pipeline stage unless stageId names
+    another open stage. The owner must be an active user. Writes one audit entry. Returns {"created":
+    <opportunity summary>}."""
     account = ACCOUNTS.require(state, C.read_string(args, "accountId"))
     owner_id = C.read_string(args, "ownerId")
     assert_assignable(state, owner_id)
@@ -147,10 +135,6 @@ def create_opportunity(state: State, acting: Record, args: Args) -> Any:
 
 
 @OPPORTUNITY.change(
-    "Change an open opportunity's name, amount (USD), expected close date or primary contact. "
-    "Only the fields you pass are changed; won or lost deals cannot be edited. Use the stage "
-    "and close tools to move a deal through the pipeline. Writes one audit entry. Returns "
-    '{"updated": <opportunity summary>}.',
     "Id of the open opportunity to change.",
     {
         "name": kit.String("New deal name."),
@@ -159,7 +143,10 @@ def create_opportunity(state: State, acting: Record, args: Args) -> Any:
         "primaryContactId": kit.String("Id of the new main contact person."),
     },
 )
-def update_opportunity(state: State, acting: Record, opp: Record, args: Args) -> str:
+def update_opportunity(state: State, acting: kit.Record, opp: kit.Record, args: kit.Args) -> str:
+    """Change an open opportunity's name, amount (USD), expected close date or primary contact. Only the
+    fields you pass are changed; won or lost deals cannot be edited. Use the stage and close tools to move
+    a deal through the pipeline. Writes one audit entry. Returns {"updated": <opportunity summary>}."""
     assert_open(opp)
     name = C.read_optional_string(args, "name")
     amount = C.read_optional_number(args, "amount", minimum=0)
@@ -172,7 +159,7 @@ def update_opportunity(state: State, acting: Record, opp: Record, args: Args) ->
     return f"Updated {opp['name']}."
 
 
-def _enter_stage(state: State, opp: Record, stage: Record, verb: str) -> str:
+def _enter_stage(state: State, opp: kit.Record, stage: kit.Record, verb: str) -> str:
     """Put an open deal into ``stage`` as of today; the audit detail of the move."""
     old_stage_id = opp["stageId"]
     opp["stageId"] = stage["id"]
@@ -181,14 +168,14 @@ def _enter_stage(state: State, opp: Record, stage: Record, verb: str) -> str:
 
 
 @OPPORTUNITY.change(
-    "Move an open opportunity to any open pipeline stage (forward or back). The deal's "
-    "stage-entered date becomes today, which resets its days in stage. Closed stages are not "
-    "allowed here: use close_opportunity_won or close_opportunity_lost. Writes one audit entry. "
-    'Returns {"updated": <opportunity summary>}.',
     "Id of the open opportunity to move.",
     {"stageId": kit.String("Id of the open stage to move it to (see list_stages).", required=True)},
 )
-def set_opportunity_stage(state: State, acting: Record, opp: Record, args: Args) -> str:
+def set_opportunity_stage(state: State, acting: kit.Record, opp: kit.Record, args: kit.Args) -> str:
+    """Move an open opportunity to any open pipeline stage (forward or back). The deal's stage-entered date
+    becomes today, which resets its days in stage. Closed stages are not allowed here: use
+    close_opportunity_won or close_opportunity_lost. Writes one audit entry. Returns {"updated":
+    <opportunity summary>}."""
     assert_open(opp)
     stage = STAGES.require(state, C.read_string(args, "stageId"))
     if stage["isClosed"]:
@@ -198,28 +185,28 @@ def set_opportunity_stage(state: State, acting: Record, opp: Record, args: Args)
     return _enter_stage(state, opp, stage, "Moved")
 
 
-@OPPORTUNITY.change(
-    "Move an open opportunity one step forward to the next open pipeline stage, with today as "
-    "its stage-entered date. From the last open stage it cannot advance: close it won or lost "
-    'instead. Writes one audit entry. Returns {"updated": <opportunity summary>}.',
-    "Id of the open opportunity to advance.",
-)
-def advance_opportunity_stage(state: State, acting: Record, opp: Record, args: Args) -> str:
+@OPPORTUNITY.change("Id of the open opportunity to advance.")
+def advance_opportunity_stage(state: State, acting: kit.Record, opp: kit.Record, args: kit.Args) -> str:
+    """Move an open opportunity one step forward to the next open pipeline stage, with today as its
+    stage-entered date. From the last open stage it cannot advance: close it won or lost instead. Writes
+    one audit entry. Returns {"updated": <opportunity summary>}."""
     assert_open(opp)
     stage = next_stage(state, opp["stageId"])
     if stage is None:
-        raise kit.invalid_state(f"{opp['id']} is already in the last open stage. Close it won or lost instead.")
+        raise kit.invalid_state(
+            f"{opp['id']} is already in the last open stage. Close it won or lost instead."
+        )
     return _enter_stage(state, opp, stage, "Advanced")
 
 
-def _closing_stage(stage: Record | None, status: str) -> Record:
+def _closing_stage(stage: kit.Record | None, status: str) -> kit.Record:
     """The Closed Won or Closed Lost stage, which the pipeline must define."""
     if stage is None:
         raise kit.invalid_state(f"No closed-{status} stage is defined.")
     return stage
 
 
-def _close(state: State, opp: Record, stage: Record, status: str) -> None:
+def _close(state: State, opp: kit.Record, stage: kit.Record, status: str) -> None:
     """Move an open deal into its closed ``stage`` as of today, with ``status`` won or lost."""
     opp["stageId"] = stage["id"]
     opp["stageEnteredDate"] = state["now"]
@@ -228,10 +215,6 @@ def _close(state: State, opp: Record, stage: Record, status: str) -> None:
 
 
 @OPPORTUNITY.change(
-    "Record that an open opportunity was won: it moves to the Closed Won stage with status won "
-    "and today as its close date. Pass finalAmount when the signed value differs from the "
-    "amount on the deal; otherwise the current amount is kept. Writes one audit entry. Returns "
-    '{"updated": <opportunity summary>}.',
     "Id of the open opportunity that was won.",
     {
         "finalAmount": kit.Number(
@@ -239,7 +222,10 @@ def _close(state: State, opp: Record, stage: Record, status: str) -> None:
         )
     },
 )
-def close_opportunity_won(state: State, acting: Record, opp: Record, args: Args) -> str:
+def close_opportunity_won(state: State, acting: kit.Record, opp: kit.Record, args: kit.Args) -> str:
+    """Record that an open opportunity was won: it moves to the Closed Won stage with status won and today as
+    its close date. Pass finalAmount when the signed value differs from the amount on the deal; otherwise
+    the current amount is kept. Writes one audit entry. Returns {"updated": <opportunity summary>}."""
     assert_open(opp)
     stage = _closing_stage(won_stage(state), "won")
     final_amount = C.read_optional_number(args, "finalAmount", minimum=0)
@@ -250,13 +236,13 @@ def close_opportunity_won(state: State, acting: Record, opp: Record, args: Args)
 
 
 @OPPORTUNITY.change(
-    "Record that an open opportunity was lost: it moves to the Closed Lost stage with status "
-    "lost, today as its close date, and the reason stored as lostReason. Writes one audit "
-    'entry. Returns {"updated": <opportunity summary>}.',
     "Id of the open opportunity that was lost.",
     {"reason": kit.String("Why the deal was lost.", required=True)},
 )
-def close_opportunity_lost(state: State, acting: Record, opp: Record, args: Args) -> str:
+def close_opportunity_lost(state: State, acting: kit.Record, opp: kit.Record, args: kit.Args) -> str:
+    """Record that an open opportunity was lost: it moves to the Closed Lost stage with status lost, today as
+    its close date, and the reason stored as lostReason. Writes one audit entry. Returns {"updated":
+    <opportunity summary>}."""
     assert_open(opp)
     reason = C.read_string(args, "reason")
     _close(state, opp, _closing_stage(lost_stage(state), "lost"), "lost")
@@ -265,13 +251,13 @@ def close_opportunity_lost(state: State, acting: Record, opp: Record, args: Args
 
 
 @OPPORTUNITY.change(
-    "Hand an open opportunity to a different owner. The new owner must be an active user other "
-    "than the current owner; won and lost deals keep their owner. Writes one audit entry. "
-    'Returns {"updated": <opportunity summary>}.',
     "Id of the open opportunity to reassign.",
     {"newOwnerId": kit.String("Id of the active user who should own it from now on.", required=True)},
 )
-def reassign_opportunity(state: State, acting: Record, opp: Record, args: Args) -> str:
+def reassign_opportunity(state: State, acting: kit.Record, opp: kit.Record, args: kit.Args) -> str:
+    """Hand an open opportunity to a different owner. The new owner must be an active user other than the
+    current owner; won and lost deals keep their owner. Writes one audit entry. Returns {"updated":
+    <opportunity summary>}."""
     assert_open(opp)
     new_owner = assert_assignable(state, C.read_string(args, "newOwnerId"))
     if opp["ownerId"] == new_owner["id"]:

@@ -20,9 +20,6 @@ from .helpers import MEMBER, TEAM, assert_assignable, member_summary, team_summa
 
 ROLES = ("engineer", "lead", "manager")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 # ---------------------------------------------------------------------------------------------
 # Members
@@ -67,7 +64,10 @@ search_members = kit.list_tool(
 )
 
 
-def _member_detail(state: State, member: Record) -> Any:
+@MEMBER.get("The member's id, for example MEM-002.")
+def get_member(state: State, member: kit.Record) -> Any:
+    """Get one member by id with their capacity figures, openWorkItemCount and every work item assigned to
+    them (finished or not), sorted by id. Read-only."""
     items = work_items_for_assignee(state, member["id"])
     out = member_summary(state, member)
     out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
@@ -75,24 +75,7 @@ def _member_detail(state: State, member: Record) -> Any:
     return out
 
 
-get_member = kit.get_tool(
-    name="get_member",
-    description=(
-        "Get one member by id with their capacity figures, openWorkItemCount and every work item "
-        "assigned to them (finished or not), sorted by id. Read-only."
-    ),
-    collection=MEMBERS,
-    id_key="memberId",
-    id_description="The member's id, for example MEM-002.",
-    show=_member_detail,
-    contract=C,
-)
-
-
 @MEMBER.create(
-    "Add a new, active member. Give their name, email, role and weekly capacity in estimate "
-    "points, and optionally the team they join (the team must exist). Returns the new member. "
-    "Recorded in the audit log under actorMemberId.",
     {
         "name": kit.String("Full name, for example Jamie Rivera.", required=True),
         "email": kit.String("E-mail address.", required=True),
@@ -103,7 +86,10 @@ get_member = kit.get_tool(
         "teamId": kit.String("Team to join (for example TEAM-001); leave out for no team."),
     },
 )
-def create_member(state: State, acting: Record, args: Args) -> Any:
+def create_member(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Add a new, active member. Give their name, email, role and weekly capacity in estimate points, and
+    optionally the team they join (the team must exist). Returns the new member. Recorded in the audit log
+    under actorMemberId."""
     team_id = C.read_optional_string(args, "teamId")
     if team_id is not None:
         TEAMS.require(state, team_id)
@@ -120,9 +106,6 @@ def create_member(state: State, acting: Record, args: Args) -> Any:
 
 
 @MEMBER.change(
-    "Change a member's role, team or weekly capacity; leave out what should stay. Deactivated "
-    "members can be updated too. The team must exist, and it is checked only after the role and "
-    "capacity were written. Recorded in the audit log under actorMemberId.",
     "The member to change, for example MEM-002.",
     {
         "role": kit.Enum(ROLES, "New role."),
@@ -130,7 +113,10 @@ def create_member(state: State, acting: Record, args: Args) -> Any:
         "weeklyCapacityPoints": kit.Integer("New weekly capacity in estimate points.", minimum=0),
     },
 )
-def update_member(state: State, acting: Record, member: Record, args: Args) -> str:
+def update_member(state: State, acting: kit.Record, member: kit.Record, args: kit.Args) -> str:
+    """Change a member's role, team or weekly capacity; leave out what should stay. Deactivated members can be
+    updated too. The team must exist, and it is checked only after the role and capacity were written.
+    Recorded in the audit log under actorMemberId."""
     role = C.read_optional_enum(args, "role", ROLES)
     team_id = C.read_optional_string(args, "teamId")
     capacity = C.read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
@@ -141,13 +127,11 @@ def update_member(state: State, acting: Record, member: Record, args: Args) -> s
     return f"Updated {member['name']}."
 
 
-@MEMBER.change(
-    "Mark a member as having left. Their unfinished work stays assigned to them (reassign it "
-    "separately); the result lists those work item ids. A member who is already deactivated is "
-    "refused. Recorded in the audit log under actorMemberId.",
-    "The member who left, for example MEM-002.",
-)
-def deactivate_member(state: State, acting: Record, member: Record, args: Args) -> kit.Detail:
+@MEMBER.change("The member who left, for example MEM-002.")
+def deactivate_member(state: State, acting: kit.Record, member: kit.Record, args: kit.Args) -> kit.Detail:
+    """Mark a member as having left. Their unfinished work stays assigned to them (reassign it separately);
+    the result lists those work item ids. A member who is already deactivated is refused. Recorded in the
+    audit log under actorMemberId."""
     if not member["active"]:
         raise kit.conflict(f"{member['id']} ({member['name']}) is already deactivated.")
     member["active"] = False
@@ -156,12 +140,10 @@ def deactivate_member(state: State, acting: Record, member: Record, args: Args) 
     return detail, {"openWorkItemIds": open_ids}
 
 
-@MEMBER.change(
-    "Bring a deactivated member back, so they can act and take work again. An active member is "
-    "refused. Recorded in the audit log under actorMemberId.",
-    "The member returning, for example MEM-002.",
-)
-def reactivate_member(state: State, acting: Record, member: Record, args: Args) -> str:
+@MEMBER.change("The member returning, for example MEM-002.")
+def reactivate_member(state: State, acting: kit.Record, member: kit.Record, args: kit.Args) -> str:
+    """Bring a deactivated member back, so they can act and take work again. An active member is refused.
+    Recorded in the audit log under actorMemberId."""
     if member["active"]:
         raise kit.conflict(f"{member['id']} ({member['name']}) is already active.")
     member["active"] = True
@@ -180,35 +162,24 @@ list_teams = kit.list_tool(
 )
 
 
-def _team_detail(state: State, team: Record) -> Any:
+@TEAM.get("The team's id, for example TEAM-001.")
+def get_team(state: State, team: kit.Record) -> Any:
+    """Get one team by id with all of its members (active or not, sorted by id) and their capacity figures.
+    Read-only."""
     out = team_summary(state, team)
     out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
     return out
 
 
-get_team = kit.get_tool(
-    name="get_team",
-    description=(
-        "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
-        "figures. Read-only."
-    ),
-    collection=TEAMS,
-    id_key="teamId",
-    id_description="The team's id, for example TEAM-001.",
-    show=_team_detail,
-    contract=C,
-)
-
-
 @TEAM.create(
-    "Create a team with a name and, optionally, an active lead. The lead's own team is not "
-    "changed. Recorded in the audit log under actorMemberId.",
     {
         "name": kit.String("The team's name.", required=True),
         "leadId": kit.String("An active member to lead it, for example MEM-001."),
     },
 )
-def create_team(state: State, acting: Record, args: Args) -> Any:
+def create_team(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Create a team with a name and, optionally, an active lead. The lead's own team is not changed. Recorded
+    in the audit log under actorMemberId."""
     lead_id = C.read_optional_string(args, "leadId")
     if lead_id is not None:
         assert_assignable(state, lead_id)
@@ -217,12 +188,12 @@ def create_team(state: State, acting: Record, args: Args) -> Any:
 
 
 @TEAM.change(
-    "Make another active member the lead of a team. Naming the current lead is refused. "
-    "Recorded in the audit log under actorMemberId.",
     "The team, for example TEAM-001.",
     {"newLeadId": kit.String("The active member who takes over, for example MEM-003.", required=True)},
 )
-def reassign_team_lead(state: State, acting: Record, team: Record, args: Args) -> str:
+def reassign_team_lead(state: State, acting: kit.Record, team: kit.Record, args: kit.Args) -> str:
+    """Make another active member the lead of a team. Naming the current lead is refused. Recorded in the
+    audit log under actorMemberId."""
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if team["leadId"] == new_lead["id"]:
         raise kit.conflict(f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")

@@ -21,9 +21,6 @@ from .helpers import (
 PROJECT_STATUSES = ("active", "on_hold", "completed")
 OPEN_PROJECT_STATUSES = ("active", "on_hold")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 list_projects = kit.list_tool(
     name="list_projects",
@@ -57,30 +54,16 @@ search_projects = kit.list_tool(
 )
 
 
-def _project_detail(state: State, project: Record) -> Any:
+@PROJECT.get("The project's id, for example PROJ-001.")
+def get_project(state: State, project: kit.Record) -> Any:
+    """Get one project by id with its sprints (by start date) and all of its work items (by id). Read-only."""
     out = project_summary(state, project)
     out["sprints"] = [sprint_summary(state, s) for s in sprints_for_project(state, project["id"])]
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_project(state, project["id"])]
     return out
 
 
-get_project = kit.get_tool(
-    name="get_project",
-    description=(
-        "Get one project by id with its sprints (by start date) and all of its work items (by id). Read-only."
-    ),
-    collection=PROJECTS,
-    id_key="projectId",
-    id_description="The project's id, for example PROJ-001.",
-    show=_project_detail,
-    contract=C,
-)
-
-
 @PROJECT.create(
-    "Start a new, active project with a name, a unique key (stored upper-case), an active lead, "
-    "a start date and a target date. A key already in use is refused. Recorded in the audit log "
-    "under actorMemberId.",
     {
         "name": kit.String("The project's name.", required=True),
         "key": kit.String("Short unique code, for example ORB.", required=True),
@@ -89,7 +72,9 @@ get_project = kit.get_tool(
         "targetDate": kit.Date("Planned end date, YYYY-MM-DD.", required=True),
     },
 )
-def create_project(state: State, acting: Record, args: Args) -> Any:
+def create_project(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Start a new, active project with a name, a unique key (stored upper-case), an active lead, a start date
+    and a target date. A key already in use is refused. Recorded in the audit log under actorMemberId."""
     lead = assert_assignable(state, C.read_string(args, "leadId"))
     key = C.read_string(args, "key").upper()
     if any(p["key"] == key for p in state["projects"].values()):
@@ -107,9 +92,6 @@ def create_project(state: State, acting: Record, args: Args) -> Any:
 
 
 @PROJECT.change(
-    "Rename a project, move its target date, or put it on hold and back to active; leave out what "
-    "should stay. A completed project cannot be changed, and this tool cannot complete one (use "
-    "close_project). Recorded in the audit log under actorMemberId.",
     "The project, for example PROJ-002.",
     {
         "name": kit.String("New name."),
@@ -117,7 +99,10 @@ def create_project(state: State, acting: Record, args: Args) -> Any:
         "status": kit.Enum(OPEN_PROJECT_STATUSES, "active or on_hold."),
     },
 )
-def update_project(state: State, acting: Record, project: Record, args: Args) -> str:
+def update_project(state: State, acting: kit.Record, project: kit.Record, args: kit.Args) -> str:
+    """Rename a project, move its target date, or put it on hold and back to active; leave out what should
+    stay. A completed project cannot be changed, and this tool cannot complete one (use close_project).
+    Recorded in the audit log under actorMemberId."""
     if project["status"] == "completed":
         raise kit.not_allowed(f"Project {project['id']} is completed and can no longer be changed.")
     name = C.read_optional_string(args, "name")
@@ -130,14 +115,11 @@ def update_project(state: State, acting: Record, project: Record, args: Args) ->
     return f"Updated {project['name']}."
 
 
-@PROJECT.change(
-    "Mark a project as completed. Every one of its work items must be done first; otherwise the "
-    "call is refused and lists the unfinished ones. This is the only way a project becomes "
-    "completed, and a completed project can no longer be edited. Recorded in the audit log under "
-    "actorMemberId.",
-    "The project to close, for example PROJ-003.",
-)
-def close_project(state: State, acting: Record, project: Record, args: Args) -> str:
+@PROJECT.change("The project to close, for example PROJ-003.")
+def close_project(state: State, acting: kit.Record, project: kit.Record, args: kit.Args) -> str:
+    """Mark a project as completed. Every one of its work items must be done first; otherwise the call is
+    refused and lists the unfinished ones. This is the only way a project becomes completed, and a
+    completed project can no longer be edited. Recorded in the audit log under actorMemberId."""
     if project["status"] == "completed":
         raise kit.conflict(f"Project {project['id']} is already completed.")
     open_ids = [i["id"] for i in work_items_for_project(state, project["id"]) if not is_done(state, i)]
@@ -151,12 +133,12 @@ def close_project(state: State, acting: Record, project: Record, args: Args) -> 
 
 
 @PROJECT.change(
-    "Hand a project's leadership to another active member. Naming the current lead is refused. "
-    "Recorded in the audit log under actorMemberId.",
     "The project, for example PROJ-001.",
     {"newLeadId": kit.String("The active member who takes over, for example MEM-002.", required=True)},
 )
-def reassign_project_lead(state: State, acting: Record, project: Record, args: Args) -> str:
+def reassign_project_lead(state: State, acting: kit.Record, project: kit.Record, args: kit.Args) -> str:
+    """Hand a project's leadership to another active member. Naming the current lead is refused. Recorded in
+    the audit log under actorMemberId."""
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if project["leadId"] == new_lead["id"]:
         raise kit.conflict(f"{project['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
@@ -165,16 +147,9 @@ def reassign_project_lead(state: State, acting: Record, project: Record, args: A
     return f"Lead changed from {previous} to {new_lead['id']}."
 
 
-def _project_lead(state: State, project: Record) -> Any:
-    return {"projectId": project["id"], "lead": member_summary(state, MEMBERS.require(state, project["leadId"]))}
+@PROJECT.get("The project's id, for example PROJ-001.")
+def get_project_lead(state: State, project: kit.Record) -> Any:
+    """Get the member who leads a project, with their capacity figures. Read-only."""
+    lead = MEMBERS.require(state, project["leadId"])
+    return {"projectId": project["id"], "lead": member_summary(state, lead)}
 
-
-get_project_lead = kit.get_tool(
-    name="get_project_lead",
-    description="Get the member who leads a project, with their capacity figures. Read-only.",
-    collection=PROJECTS,
-    id_key="projectId",
-    id_description="The project's id, for example PROJ-001.",
-    show=_project_lead,
-    contract=C,
-)

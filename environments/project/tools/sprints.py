@@ -12,11 +12,8 @@ from .helpers import SPRINT, sprint_summary, work_item_summary
 
 SPRINT_STATUSES = ("planned", "active", "completed")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
 
-
-def _list_sprints(state: State, args: Args) -> Any:
+def _list_sprints(state: State, args: kit.Args) -> Any:
     project_id = C.read_optional_string(args, "projectId")
     status = C.read_optional_enum(args, "status", SPRINT_STATUSES)
     sprints = sorted(state["sprints"].values(), key=lambda s: (s["startDate"], s["id"]))
@@ -48,31 +45,17 @@ list_sprints = kit.read_tool(
 )
 
 
-def _sprint_detail(state: State, sprint: Record) -> Any:
+@SPRINT.get("The sprint's id, for example SPR-002.")
+def get_sprint(state: State, sprint: kit.Record) -> Any:
+    """Get one sprint by id with its figures, remainingPoints (estimates of its unfinished items) and every
+    work item in it, sorted by id. Read-only."""
     out = sprint_summary(state, sprint)
     out["remainingPoints"] = remaining_for_sprint(state, sprint["id"])
     out["workItems"] = [work_item_summary(state, i) for i in work_items_for_sprint(state, sprint["id"])]
     return out
 
 
-get_sprint = kit.get_tool(
-    name="get_sprint",
-    description=(
-        "Get one sprint by id with its figures, remainingPoints (estimates of its unfinished items) "
-        "and every work item in it, sorted by id. Read-only."
-    ),
-    collection=SPRINTS,
-    id_key="sprintId",
-    id_description="The sprint's id, for example SPR-002.",
-    show=_sprint_detail,
-    contract=C,
-)
-
-
 @SPRINT.create(
-    "Plan a new sprint for a project, with a name and start and end dates (the end may not come "
-    "before the start). The sprint starts out planned. Recorded in the audit log under "
-    "actorMemberId.",
     {
         "name": kit.String("The sprint's name, for example Atlas Sprint 14.", required=True),
         "projectId": kit.String("The project it belongs to, for example PROJ-001.", required=True),
@@ -80,7 +63,9 @@ get_sprint = kit.get_tool(
         "endDate": kit.Date("Last day, YYYY-MM-DD.", required=True),
     },
 )
-def create_sprint(state: State, acting: Record, args: Args) -> Any:
+def create_sprint(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Plan a new sprint for a project, with a name and start and end dates (the end may not come before the
+    start). The sprint starts out planned. Recorded in the audit log under actorMemberId."""
     project = PROJECTS.require(state, C.read_string(args, "projectId"))
     start = C.read_date(args, "startDate")
     end = C.read_date(args, "endDate")
@@ -97,13 +82,11 @@ def create_sprint(state: State, acting: Record, args: Args) -> Any:
     return sprint, f"Created {sprint['name']}."
 
 
-@SPRINT.change(
-    "Start a planned sprint. Refused when the sprint is not planned, or while another sprint of "
-    "the same project is still active (complete that one first). Dates are not checked. "
-    "Recorded in the audit log under actorMemberId.",
-    "The planned sprint, for example SPR-003.",
-)
-def start_sprint(state: State, acting: Record, sprint: Record, args: Args) -> str:
+@SPRINT.change("The planned sprint, for example SPR-003.")
+def start_sprint(state: State, acting: kit.Record, sprint: kit.Record, args: kit.Args) -> str:
+    """Start a planned sprint. Refused when the sprint is not planned, or while another sprint of the same
+    project is still active (complete that one first). Dates are not checked. Recorded in the audit log
+    under actorMemberId."""
     if sprint["status"] != "planned":
         raise kit.invalid_state(
             f"Sprint {sprint['id']} is {sprint['status']}; only a planned sprint can be started."
@@ -119,13 +102,11 @@ def start_sprint(state: State, acting: Record, sprint: Record, args: Args) -> st
     return f"Started {sprint['name']}."
 
 
-@SPRINT.change(
-    "Close an active sprint. Its unfinished work items stay in it as carry-over (listed in "
-    "carriedOver); move them on separately if needed. Only an active sprint can be completed. "
-    "Recorded in the audit log under actorMemberId.",
-    "The running sprint, for example SPR-002.",
-)
-def complete_sprint(state: State, acting: Record, sprint: Record, args: Args) -> kit.Detail:
+@SPRINT.change("The running sprint, for example SPR-002.")
+def complete_sprint(state: State, acting: kit.Record, sprint: kit.Record, args: kit.Args) -> kit.Detail:
+    """Close an active sprint. Its unfinished work items stay in it as carry-over (listed in carriedOver);
+    move them on separately if needed. Only an active sprint can be completed. Recorded in the audit log
+    under actorMemberId."""
     if sprint["status"] != "active":
         raise kit.invalid_state(
             f"Sprint {sprint['id']} is {sprint['status']}; only a running sprint can be completed."

@@ -19,13 +19,10 @@ from ..state import (
     total_hours_for,
 )
 from .contract import C, paginate_ids, schema
-from .helpers import TIME_LOG, name_of, time_log_summary
+from .helpers import ITEM, MEMBER, TIME_LOG, name_of, time_log_summary
 
 MIN_HOURS = 0.1
 MAX_HOURS = 24
-
-Args = dict[str, Any]
-Record = dict[str, Any]
 
 
 def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, float]]:
@@ -38,9 +35,6 @@ def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, floa
 
 
 @TIME_LOG.create(
-    "Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless "
-    "date is given). Time may be logged for a deactivated member. Returns the new log and the "
-    "item's total hours. Recorded in the audit log under actorMemberId.",
     {
         "workItemId": kit.String("The work item, for example WI-005.", required=True),
         "memberId": kit.String("Who did the work, for example MEM-003.", required=True),
@@ -48,7 +42,10 @@ def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, floa
         "date": kit.Date("Day the work was done, YYYY-MM-DD; today when left out."),
     },
 )
-def log_time(state: State, acting: Record, args: Args) -> Any:
+def log_time(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless date is
+    given). Time may be logged for a deactivated member. Returns the new log and the item's total hours.
+    Recorded in the audit log under actorMemberId."""
     item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if is_done(state, item):
@@ -62,7 +59,7 @@ def log_time(state: State, acting: Record, args: Args) -> Any:
     return log, (detail, {"hoursOnWorkItem": hours_on_work_item(state, item["id"])})
 
 
-def _list_time_logs(state: State, args: Args) -> Any:
+def _list_time_logs(state: State, args: kit.Args) -> Any:
     item_id = C.read_optional_string(args, "workItemId")
     member_id = C.read_optional_string(args, "memberId")
     start = C.read_optional_date(args, "from")
@@ -106,15 +103,15 @@ list_time_logs = kit.read_tool(
 
 
 @TIME_LOG.change(
-    "Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date "
-    "is refused after new hours were written. Recorded in the audit log under actorMemberId.",
     "The log to correct, for example TL-004.",
     {
         "hours": kit.Number("Corrected hours.", minimum=MIN_HOURS, maximum=MAX_HOURS),
         "date": kit.Date("Corrected day, YYYY-MM-DD."),
     },
 )
-def update_time_log(state: State, acting: Record, log: Record, args: Args) -> str:
+def update_time_log(state: State, acting: kit.Record, log: kit.Record, args: kit.Args) -> str:
+    """Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date is refused
+    after new hours were written. Recorded in the audit log under actorMemberId."""
     if args.get("hours") is not None:
         log["hours"] = C.read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
     if args.get("date") is not None:
@@ -122,7 +119,9 @@ def update_time_log(state: State, acting: Record, log: Record, args: Args) -> st
     return f"Corrected {log['id']} to {format_number(log['hours'])}h on {log['date']}."
 
 
-def _member_hours(state: State, member: Record) -> Any:
+@MEMBER.get("The member, for example MEM-002.")
+def member_time_summary(state: State, member: kit.Record) -> Any:
+    """Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."""
     logs = time_logs_for_member(state, member["id"])
     return {
         "memberId": member["id"],
@@ -135,20 +134,9 @@ def _member_hours(state: State, member: Record) -> Any:
     }
 
 
-member_time_summary = kit.get_tool(
-    name="member_time_summary",
-    description=(
-        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."
-    ),
-    collection=MEMBERS,
-    id_key="memberId",
-    id_description="The member, for example MEM-002.",
-    show=_member_hours,
-    contract=C,
-)
-
-
-def _work_item_hours(state: State, item: Record) -> Any:
+@ITEM.get("The work item, for example WI-003.")
+def work_item_time_summary(state: State, item: kit.Record) -> Any:
+    """Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."""
     logs = time_logs_for_work_item(state, item["id"])
     return {
         "workItemId": item["id"],
@@ -160,15 +148,3 @@ def _work_item_hours(state: State, item: Record) -> Any:
         ],
     }
 
-
-work_item_time_summary = kit.get_tool(
-    name="work_item_time_summary",
-    description=(
-        "Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."
-    ),
-    collection=WORK_ITEMS,
-    id_key="workItemId",
-    id_description="The work item, for example WI-003.",
-    show=_work_item_hours,
-    contract=C,
-)

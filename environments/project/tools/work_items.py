@@ -38,9 +38,6 @@ from .helpers import (
 TYPES = ("epic", "story", "bug", "task")
 PRIORITIES = ("low", "medium", "high", "urgent")
 
-Args = dict[str, Any]
-Record = dict[str, Any]
-
 
 # ---------------------------------------------------------------------------------------------
 # Reading
@@ -111,7 +108,10 @@ search_work_items = kit.list_tool(
 )
 
 
-def _work_item_detail(state: State, item: Record) -> Any:
+@ITEM.get("The work item's id, for example WI-003.")
+def get_work_item(state: State, item: kit.Record) -> Any:
+    """Get one work item by id with its full entry, its comments (oldest first, with author names), the ids of
+    its child items, hoursLogged and its time logs. Read-only."""
     out = work_item_summary(state, item)
     out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
     out["children"] = WORK_ITEMS.linked_ids(state, "parentId", item["id"], sort=True)
@@ -120,29 +120,11 @@ def _work_item_detail(state: State, item: Record) -> Any:
     return out
 
 
-get_work_item = kit.get_tool(
-    name="get_work_item",
-    description=(
-        "Get one work item by id with its full entry, its comments (oldest first, with author "
-        "names), the ids of its child items, hoursLogged and its time logs. Read-only."
-    ),
-    collection=WORK_ITEMS,
-    id_key="workItemId",
-    id_description="The work item's id, for example WI-003.",
-    show=_work_item_detail,
-    contract=C,
-)
-
-
 # ---------------------------------------------------------------------------------------------
 # Creating and editing
 
 
 @ITEM.create(
-    "Create a work item in a project that is not completed. It starts in the first workflow "
-    "state unless status names another. An assignee must be active and, unless the item starts "
-    "done, have room for its estimate within their weekly capacity; a sprint must belong to the "
-    "same project; a parent must exist. Recorded in the audit log under actorMemberId.",
     {
         "title": kit.String("Short title.", required=True),
         "type": kit.Enum(TYPES, "Kind of work.", required=True),
@@ -156,7 +138,11 @@ get_work_item = kit.get_tool(
         "parentId": kit.String("Parent work item id, for example an epic."),
     },
 )
-def create_work_item(state: State, acting: Record, args: Args) -> Any:
+def create_work_item(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Create a work item in a project that is not completed. It starts in the first workflow state unless
+    status names another. An assignee must be active and, unless the item starts done, have room for its
+    estimate within their weekly capacity; a sprint must belong to the same project; a parent must exist.
+    Recorded in the audit log under actorMemberId."""
     project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
         raise kit.not_allowed(f"Project {project['id']} is completed; no new work can be added to it.")
@@ -200,17 +186,13 @@ def create_work_item(state: State, acting: Record, args: Args) -> Any:
     return item, f"Created {item['title']}."
 
 
-def _require_same_project(sprint: Record, project_id: str, instead: str) -> None:
+def _require_same_project(sprint: kit.Record, project_id: str, instead: str) -> None:
     """A work item only goes into a sprint of its own project."""
     if sprint["projectId"] != project_id:
         raise kit.invalid_input(f"Sprint {sprint['id']} belongs to {sprint['projectId']}, {instead}.")
 
 
 @ITEM.change(
-    "Edit a work item's title, type, priority, estimate, due date or parent; leave out what should "
-    "stay. Status, assignee and sprint have their own tools. Raising the estimate of an assigned, "
-    "unfinished item must fit the assignee's capacity; that check runs after the title, type, "
-    "priority and due date were written. Recorded in the audit log under actorMemberId.",
     "The work item, for example WI-003.",
     {
         "title": kit.String("New title."),
@@ -221,7 +203,11 @@ def _require_same_project(sprint: Record, project_id: str, instead: str) -> None
         "parentId": kit.String("New parent work item id."),
     },
 )
-def update_work_item(state: State, acting: Record, item: Record, args: Args) -> str:
+def update_work_item(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Edit a work item's title, type, priority, estimate, due date or parent; leave out what should stay.
+    Status, assignee and sprint have their own tools. Raising the estimate of an assigned, unfinished item
+    must fit the assignee's capacity; that check runs after the title, type, priority and due date were
+    written. Recorded in the audit log under actorMemberId."""
     title = C.read_optional_string(args, "title")
     type_ = C.read_optional_enum(args, "type", TYPES)
     priority = C.read_optional_enum(args, "priority", PRIORITIES)
@@ -244,13 +230,13 @@ def update_work_item(state: State, acting: Record, item: Record, args: Args) -> 
 
 
 @ITEM.change(
-    "Give an unfinished work item to an active member (replacing any current assignee). Refused "
-    "when the item is done, when it already belongs to that member, or when its estimate would "
-    "push the member past their weekly capacity. Recorded in the audit log under actorMemberId.",
     "The work item, for example WI-003.",
     {"assigneeId": kit.String("The active member who takes it, for example MEM-002.", required=True)},
 )
-def assign_work_item(state: State, acting: Record, item: Record, args: Args) -> str:
+def assign_work_item(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Give an unfinished work item to an active member (replacing any current assignee). Refused when the
+    item is done, when it already belongs to that member, or when its estimate would push the member past
+    their weekly capacity. Recorded in the audit log under actorMemberId."""
     if is_done(state, item):
         raise kit.not_allowed(f"{item['id']} is done and no longer needs an assignee.")
     assignee = assert_assignable(state, C.read_string(args, "assigneeId"))
@@ -263,12 +249,10 @@ def assign_work_item(state: State, acting: Record, item: Record, args: Args) -> 
     return f"Assigned {item['id']} from {previous if previous is not None else 'nobody'} to {assignee['id']}."
 
 
-@ITEM.change(
-    "Remove the assignee from a work item (finished items too). Refused when nobody is assigned. "
-    "Recorded in the audit log under actorMemberId.",
-    "The work item, for example WI-003.",
-)
-def unassign_work_item(state: State, acting: Record, item: Record, args: Args) -> str:
+@ITEM.change("The work item, for example WI-003.")
+def unassign_work_item(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Remove the assignee from a work item (finished items too). Refused when nobody is assigned. Recorded in
+    the audit log under actorMemberId."""
     previous = item["assigneeId"]
     if previous is None:
         raise kit.conflict(f"{item['id']} has no assignee.")
@@ -277,14 +261,14 @@ def unassign_work_item(state: State, acting: Record, item: Record, args: Args) -
 
 
 @ITEM.change(
-    "Move a work item to another workflow state, given by its id (see list_workflow_states); the "
-    "item's daysInStatus restarts today. Moving it into a done state is refused while any of its "
-    "dependencies is unfinished. Any other move is allowed, including reopening a done item. "
-    "Recorded in the audit log under actorMemberId.",
     "The work item, for example WI-003.",
     {"status": kit.String("The workflow state id to move it to.", required=True)},
 )
-def set_work_item_status(state: State, acting: Record, item: Record, args: Args) -> str:
+def set_work_item_status(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Move a work item to another workflow state, given by its id (see list_workflow_states); the item's
+    daysInStatus restarts today. Moving it into a done state is refused while any of its dependencies is
+    unfinished. Any other move is allowed, including reopening a done item. Recorded in the audit log under
+    actorMemberId."""
     target = WORKFLOW_STATES.require(state, C.read_string(args, "status"))
     if item["status"] == target["id"]:
         raise kit.conflict(f"{item['id']} is already in {target['name']}.")
@@ -297,13 +281,13 @@ def set_work_item_status(state: State, acting: Record, item: Record, args: Args)
 
 
 @ITEM.change(
-    "Record that a work item cannot be finished before another one: workItemId depends on "
-    "dependsOnId. Refused for the item itself, for a dependency already recorded, and when the "
-    "other item already depends on this one. Recorded in the audit log under actorMemberId.",
     "The item that waits, for example WI-004.",
     {"dependsOnId": kit.String("The item it waits for, for example WI-005.", required=True)},
 )
-def add_work_item_dependency(state: State, acting: Record, item: Record, args: Args) -> str:
+def add_work_item_dependency(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Record that a work item cannot be finished before another one: workItemId depends on dependsOnId.
+    Refused for the item itself, for a dependency already recorded, and when the other item already depends
+    on this one. Recorded in the audit log under actorMemberId."""
     other = WORK_ITEMS.require(state, C.read_string(args, "dependsOnId"))
     if other["id"] == item["id"]:
         raise kit.invalid_input("A work item cannot depend on itself.")
@@ -316,12 +300,12 @@ def add_work_item_dependency(state: State, acting: Record, item: Record, args: A
 
 
 @ITEM.change(
-    "Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such "
-    "dependency is recorded. Recorded in the audit log under actorMemberId.",
     "The item that waits, for example WI-004.",
     {"dependsOnId": kit.String("The item it should stop waiting for.", required=True)},
 )
-def remove_work_item_dependency(state: State, acting: Record, item: Record, args: Args) -> str:
+def remove_work_item_dependency(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such dependency
+    is recorded. Recorded in the audit log under actorMemberId."""
     other_id = C.read_string(args, "dependsOnId")
     if other_id not in item["dependsOn"]:
         raise ToolError("not_found", f"{item['id']} does not depend on {other_id}.")
@@ -333,7 +317,7 @@ def remove_work_item_dependency(state: State, acting: Record, item: Record, args
 # Comments
 
 
-def _add_comment(state: State, args: Args) -> Any:
+def _add_comment(state: State, args: kit.Args) -> Any:
     acting = actor(state, args)
     item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     comment_id = next_id(state, "CMT")
@@ -361,20 +345,11 @@ add_comment = kit.write_tool(
 )
 
 
-def _comments(state: State, item: Record) -> Any:
+@ITEM.get("The work item, for example WI-006.")
+def list_comments(state: State, item: kit.Record) -> Any:
+    """List a work item's comments, oldest first, each with its author's name. Read-only."""
     results = [comment_with_author(state, c) for c in item["comments"]]
     return {"workItemId": item["id"], "count": len(results), "results": results}
-
-
-list_comments = kit.get_tool(
-    name="list_comments",
-    description="List a work item's comments, oldest first, each with its author's name. Read-only.",
-    collection=WORK_ITEMS,
-    id_key="workItemId",
-    id_description="The work item, for example WI-006.",
-    show=_comments,
-    contract=C,
-)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,13 +357,13 @@ list_comments = kit.get_tool(
 
 
 @ITEM.change(
-    "Put a work item into a sprint of its own project (taking it out of any other sprint). The "
-    "sprint must not be completed. Status, assignee and estimate are left as they are. Recorded "
-    "in the audit log under actorMemberId.",
     "The work item, for example WI-008.",
     {"sprintId": kit.String("The planned or active sprint, for example SPR-003.", required=True)},
 )
-def move_work_item_to_sprint(state: State, acting: Record, item: Record, args: Args) -> str:
+def move_work_item_to_sprint(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Put a work item into a sprint of its own project (taking it out of any other sprint). The sprint must
+    not be completed. Status, assignee and estimate are left as they are. Recorded in the audit log under
+    actorMemberId."""
     sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
     _require_same_project(sprint, item["projectId"], f"but {item['id']} belongs to {item['projectId']}")
     if sprint["status"] == "completed":
@@ -399,12 +374,10 @@ def move_work_item_to_sprint(state: State, acting: Record, item: Record, args: A
     return f"Moved {item['id']} from {previous if previous is not None else 'the backlog'} to {sprint['id']}."
 
 
-@ITEM.change(
-    "Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. "
-    "Recorded in the audit log under actorMemberId.",
-    "The work item, for example WI-008.",
-)
-def remove_work_item_from_sprint(state: State, acting: Record, item: Record, args: Args) -> str:
+@ITEM.change("The work item, for example WI-008.")
+def remove_work_item_from_sprint(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. Recorded in
+    the audit log under actorMemberId."""
     previous = item["sprintId"]
     if previous is None:
         raise kit.conflict(f"{item['id']} is not in a sprint.")
@@ -413,14 +386,14 @@ def remove_work_item_from_sprint(state: State, acting: Record, item: Record, arg
 
 
 @ITEM.change(
-    "Set a work item's due date, or remove it with clear: true. Without clear, dueDate is "
-    "required. Recorded in the audit log under actorMemberId.",
     "The work item, for example WI-011.",
     {
         "dueDate": kit.Date("New due date, YYYY-MM-DD."),
         "clear": kit.Boolean("When true, remove the due date instead of setting one."),
     },
 )
-def set_work_item_due_date(state: State, acting: Record, item: Record, args: Args) -> str:
+def set_work_item_due_date(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Set a work item's due date, or remove it with clear: true. Without clear, dueDate is required. Recorded
+    in the audit log under actorMemberId."""
     item["dueDate"] = None if C.read_boolean(args, "clear") else C.read_date(args, "dueDate")
     return f"Due date for {item['id']} set to {item['dueDate'] if item['dueDate'] is not None else 'none'}."
