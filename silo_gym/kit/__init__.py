@@ -101,7 +101,7 @@ from .verify import (
 )
 from .version import KIT_VERSION, check_template_version, compatible
 from .worlds import StateMaker, binder, read_only_breaches, sample_inputs
-from .writes import Detail, RecordTools, Writes, set_given
+from .writes import Detail, RecordTools, Writes, set_given, transition
 
 __all__ = [
     "CONFLICT",
@@ -195,6 +195,7 @@ __all__ = [
     "sum_money",
     "to_fixed",
     "tool",
+    "transition",
     "untouched",
     "untouched_except",
     "variant_rng",

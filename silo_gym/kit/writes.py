@@ -27,9 +27,9 @@ from .actors import Actor
 from .collections import Collection, Record
 from .ledger import AuditLog
 from .params import Args, Param, String, params_schema
-from .tools import WRITE, KitTool, doc_summary, get_tool, kit_tool
+from .tools import WRITE, Filter, KitTool, doc_summary, get_tool, kit_tool, list_tool
 
-__all__ = ["ChangeFn", "CreateFn", "Detail", "RecordTools", "Writes", "set_given"]
+__all__ = ["ChangeFn", "CreateFn", "Detail", "RecordTools", "Writes", "set_given", "transition"]
 
 State = dict[str, Any]
 
@@ -121,8 +121,8 @@ class _Create:
 
 
 class RecordTools:
-    """The tools of one collection (made by :meth:`Writes.on`): :meth:`get` reads one record,
-    :meth:`create` adds one and :meth:`change` changes one."""
+    """The tools of one collection (made by :meth:`Writes.on`): :meth:`list` pages through its
+    records, :meth:`get` reads one, :meth:`create` adds one and :meth:`change` changes one."""
 
     def __init__(
         self, writes: Writes, collection: Collection, id_key: str, show: Callable[[State, Record], Any]
@@ -194,6 +194,28 @@ class RecordTools:
             )
 
         return wrap
+
+    def list(self, fn: Callable[[], Mapping[str, Filter]]) -> KitTool:
+        """Decorator: a read tool listing the collection in id order, one page at a time, each
+        result ``show(state, record)`` (:func:`~silo_gym.kit.list_tool`); named and described by
+        the function, which returns the tool's filters (it is called once, when the tool is made)."""
+        return list_tool(
+            name=fn.__name__,
+            description=doc_summary(fn),
+            collection=self.collection,
+            summary=self.show,
+            filters=fn(),
+            contract=self.writes.actor.contract,
+        )
+
+
+def transition(record: Record, field: str, value: Any, since: str, today: str) -> Any:
+    """Move ``record`` into a new state: ``record[field] = value`` and ``record[since] = today`` (the
+    day it entered the state, so its days in that state start again). Returns the previous value."""
+    previous = record[field]
+    record[field] = value
+    record[since] = today
+    return previous
 
 
 def set_given(record: Record, values: Mapping[str, Any]) -> None:

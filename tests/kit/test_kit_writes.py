@@ -100,3 +100,36 @@ def test_set_given_sets_only_the_values_given_in_order():
     assert record == {"a": 1, "b": False, "c": 30} and list(record) == ["a", "b", "c"]
     kit.set_given(record, {"d": 4})
     assert list(record) == ["a", "b", "c", "d"]
+
+
+@BOOK.get("The book.")
+def get_book(state, book):
+    """Get one book
+    by id."""
+    return {"id": book["id"], "pages": len(book["title"])}
+
+
+@BOOK.list
+def list_books():
+    """List the books."""
+    return {"title": kit.Filter(kit.String("Only this title."), field="title")}
+
+
+def test_get_and_list_are_read_tools_named_and_described_by_the_function():
+    state = _world()
+    for title in ("Dune", "Emma", "Dune"):
+        add_book.run(state, {"title": title, "actorUserId": "USR-001"})
+    assert (get_book.name, get_book.access, get_book.description) == ("get_book", "read", "Get one book by id.")
+    assert get_book.input_schema == kit.schema({"bookId": C.string_prop("The book.")}, ["bookId"])
+    assert get_book.run(state, {"bookId": "BK-002"}) == {"id": "BK-002", "pages": 4}
+    assert _error(get_book, state, {"bookId": "BK-9"})[0] == "not_found"
+    assert (list_books.name, list_books.access, list_books.description) == ("list_books", "read", "List the books.")
+    assert list(list_books.input_schema["properties"]) == ["title", "limit", "offset"]
+    page = list_books.run(state, {"title": "Dune", "limit": 1})
+    assert page == {"total": 2, "count": 1, "offset": 0, "results": [{"id": "BK-001", "title": "Dune"}]}
+
+
+def test_transition_moves_a_record_and_restarts_its_clock():
+    record = {"status": "open", "since": "2026-01-01"}
+    assert kit.transition(record, "status", "done", "since", "2026-03-01") == "open"
+    assert record == {"status": "done", "since": "2026-03-01"}
