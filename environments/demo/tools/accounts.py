@@ -22,16 +22,12 @@ from .helpers import (
 TIERS = ("enterprise", "mid_market", "smb")
 
 
-list_accounts = kit.list_tool(
-    name="list_accounts",
-    description=(
-        "List customer accounts (companies), sorted by id, one page at a time, optionally filtered "
-        "by owner, tier or industry. Each entry gives id, name, industry, tier, ownerId, ownerName, "
-        "website and createdDate. Read-only."
-    ),
-    collection=ACCOUNTS,
-    summary=account_summary,
-    filters={
+@ACCOUNT.list
+def list_accounts() -> dict[str, kit.Filter]:
+    """List customer accounts (companies), sorted by id, one page at a time, optionally filtered by owner,
+    tier or industry. Each entry gives id, name, industry, tier, ownerId, ownerName, website and
+    createdDate. Read-only."""
+    return {
         "ownerId": kit.Filter(kit.String("Only accounts owned by this user id."), link="ownerId"),
         "tier": kit.Filter(kit.Enum(TIERS, "Only accounts of this size tier."), field="tier"),
         "industry": kit.Filter(
@@ -39,24 +35,19 @@ list_accounts = kit.list_tool(
             field="industry",
             match="contains",
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_accounts = kit.list_tool(
-    name="search_accounts",
-    description=(
-        "Find accounts whose id, name, industry or website contains the query text "
-        "(case-insensitive). Returns a page of account summaries sorted by id. Read-only."
-    ),
-    collection=ACCOUNTS,
-    summary=account_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example part of a company name.", lambda s, a: (a["id"], a["name"], a["industry"], a["website"])
-    )},
-    contract=C,
-)
+@ACCOUNT.list
+def search_accounts() -> dict[str, kit.Filter]:
+    """Find accounts whose id, name, industry or website contains the query text (case-insensitive). Returns a
+    page of account summaries sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example part of a company name.",
+            lambda s, a: (a["id"], a["name"], a["industry"], a["website"]),
+        )
+    }
 
 
 @ACCOUNT.get("The account's id, for example ACC-001.")

@@ -14,17 +14,13 @@ ACTIVITY_TYPES = ("call", "email", "meeting", "note")
 RELATED_TYPES = ("lead", "account", "contact", "opportunity")
 
 
-list_activities = kit.list_tool(
-    name="list_activities",
-    description=(
-        "List activities (calls, emails, meetings and notes), sorted by id, one page at a time, "
-        "filtered by any of owner, the kind and id of the record they relate to, type, and whether "
-        "they are still open (not completed). Each entry gives subject, owner, relatedTo, dueDate, "
-        "completedDate, open and notes. Read-only."
-    ),
-    collection=ACTIVITIES,
-    summary=activity_summary,
-    filters={
+@ACTIVITY.list
+def list_activities() -> dict[str, kit.Filter]:
+    """List activities (calls, emails, meetings and notes), sorted by id, one page at a time, filtered by any
+    of owner, the kind and id of the record they relate to, type, and whether they are still open (not
+    completed). Each entry gives subject, owner, relatedTo, dueDate, completedDate, open and notes.
+    Read-only."""
+    return {
         "ownerId": kit.Filter(kit.String("Only activities owned by this user id."), link="ownerId"),
         "relatedType": kit.Filter(
             kit.Enum(RELATED_TYPES, "Only activities attached to this kind of record."),
@@ -36,9 +32,7 @@ list_activities = kit.list_tool(
             test=lambda s, activity, v: activity["completedDate"] is None,
         ),
         "type": kit.Filter(kit.Enum(ACTIVITY_TYPES, "Only activities of this type."), field="type"),
-    },
-    contract=C,
-)
+    }
 
 
 @ACTIVITY.get("The activity's id, for example ACT-001.")

@@ -16,39 +16,30 @@ def _demote_primary(state: State, account_id: str) -> None:
         contact["isPrimary"] = False
 
 
-list_contacts = kit.list_tool(
-    name="list_contacts",
-    description=(
-        "List contacts (people at customer accounts), sorted by id, one page at a time, optionally "
-        "only those of one account or only primary contacts. Each entry gives id, full name, "
-        "accountId, accountName, email, phone, title and isPrimary. Read-only."
-    ),
-    collection=CONTACTS,
-    summary=contact_summary,
-    filters={
+@CONTACT.list
+def list_contacts() -> dict[str, kit.Filter]:
+    """List contacts (people at customer accounts), sorted by id, one page at a time, optionally only those of
+    one account or only primary contacts. Each entry gives id, full name, accountId, accountName, email,
+    phone, title and isPrimary. Read-only."""
+    return {
         "accountId": kit.Filter(kit.String("Only contacts linked to this account id."), link="accountId"),
         "primaryOnly": kit.Filter(
             kit.Boolean("When true, only return each account's primary contact.", default=False),
             test=lambda s, contact, v: contact["isPrimary"],
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_contacts = kit.list_tool(
-    name="search_contacts",
-    description=(
-        "Find contacts whose id, full name, email or job title contains the query text "
-        "(case-insensitive). Returns a page of contact summaries sorted by id. Read-only."
-    ),
-    collection=CONTACTS,
-    summary=contact_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example a surname or a title.", lambda s, c: (c["id"], full_name(c), c["email"], c["title"])
-    )},
-    contract=C,
-)
+@CONTACT.list
+def search_contacts() -> dict[str, kit.Filter]:
+    """Find contacts whose id, full name, email or job title contains the query text (case-insensitive).
+    Returns a page of contact summaries sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example a surname or a title.",
+            lambda s, c: (c["id"], full_name(c), c["email"], c["title"]),
+        )
+    }
 
 
 @CONTACT.get("The contact's id, for example CON-001.")

@@ -41,40 +41,30 @@ def opening_stage(state: State, stage_id: str | None) -> dict[str, Any]:
     return stage
 
 
-list_leads = kit.list_tool(
-    name="list_leads",
-    description=(
-        "List sales leads (prospective customers not yet converted into accounts), sorted by id, one "
-        "page at a time, optionally filtered by status, owner or source. Each entry gives the "
-        "person's name, company, contact details, status, owner, createdDate, ageDays (days since "
-        "creation), lastContactedDate, any disqualify reason and, once converted, the ids of the "
-        "account, contact and opportunity it became. Read-only."
-    ),
-    collection=LEADS,
-    summary=lead_summary,
-    filters={
+@LEAD.list
+def list_leads() -> dict[str, kit.Filter]:
+    """List sales leads (prospective customers not yet converted into accounts), sorted by id, one page at a
+    time, optionally filtered by status, owner or source. Each entry gives the person's name, company,
+    contact details, status, owner, createdDate, ageDays (days since creation), lastContactedDate, any
+    disqualify reason and, once converted, the ids of the account, contact and opportunity it became.
+    Read-only."""
+    return {
         "status": kit.Filter(kit.Enum(STATUSES, "Only leads in this status."), field="status"),
         "ownerId": kit.Filter(kit.String("Only leads owned by this user id."), link="ownerId"),
         "source": kit.Filter(kit.Enum(SOURCES, "Only leads that came from this source."), field="source"),
-    },
-    contract=C,
-)
+    }
 
 
-search_leads = kit.list_tool(
-    name="search_leads",
-    description=(
-        "Find leads whose id, full name, company or email contains the query text "
-        "(case-insensitive). Returns a page of lead summaries sorted by id. Read-only."
-    ),
-    collection=LEADS,
-    summary=lead_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example a company or person name.",
-        lambda s, lead: (lead["id"], full_name(lead), lead["company"], lead["email"]),
-    )},
-    contract=C,
-)
+@LEAD.list
+def search_leads() -> dict[str, kit.Filter]:
+    """Find leads whose id, full name, company or email contains the query text (case-insensitive). Returns a
+    page of lead summaries sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example a company or person name.",
+            lambda s, lead: (lead["id"], full_name(lead), lead["company"], lead["email"]),
+        )
+    }
 
 
 @LEAD.get("The lead's id, for example LEAD-001.")

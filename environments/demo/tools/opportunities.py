@@ -35,18 +35,13 @@ list_stages = kit.catalog_tool(
 )
 
 
-list_opportunities = kit.list_tool(
-    name="list_opportunities",
-    description=(
-        "List opportunities (deals), sorted by id, one page at a time, filtered by any of owner, "
-        "account, stage and status. Each entry gives the deal's account, owner, stage, probability "
-        "(percent), amount and probability-weighted amount (USD), expected close date, daysInStage, "
-        "pastDue, status and close details. staleOnly keeps open deals that have sat in their "
-        "current stage for more than 30 days. Read-only."
-    ),
-    collection=OPPORTUNITIES,
-    summary=opportunity_summary,
-    filters={
+@OPPORTUNITY.list
+def list_opportunities() -> dict[str, kit.Filter]:
+    """List opportunities (deals), sorted by id, one page at a time, filtered by any of owner, account, stage
+    and status. Each entry gives the deal's account, owner, stage, probability (percent), amount and
+    probability-weighted amount (USD), expected close date, daysInStage, pastDue, status and close details.
+    staleOnly keeps open deals that have sat in their current stage for more than 30 days. Read-only."""
+    return {
         "ownerId": kit.Filter(kit.String("Only deals owned by this user id."), link="ownerId"),
         "accountId": kit.Filter(kit.String("Only deals on this account id."), link="accountId"),
         "stageId": kit.Filter(kit.String("Only deals currently in this stage id."), field="stageId"),
@@ -55,25 +50,19 @@ list_opportunities = kit.list_tool(
             kit.Boolean("When true, only open deals that have been in their stage for more than 30 days.", default=False),
             test=lambda state, opp, v: is_stale(state, opp, STALE_STAGE_DAYS),
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_opportunities = kit.list_tool(
-    name="search_opportunities",
-    description=(
-        "Find opportunities whose id, name or account name contains the query text "
-        "(case-insensitive). Returns a page of opportunity summaries sorted by id. Read-only."
-    ),
-    collection=OPPORTUNITIES,
-    summary=opportunity_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example a company or deal name.",
-        lambda state, o: (o["id"], o["name"], ACCOUNTS.field_of(state, o["accountId"])),
-    )},
-    contract=C,
-)
+@OPPORTUNITY.list
+def search_opportunities() -> dict[str, kit.Filter]:
+    """Find opportunities whose id, name or account name contains the query text (case-insensitive). Returns a
+    page of opportunity summaries sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example a company or deal name.",
+            lambda state, o: (o["id"], o["name"], ACCOUNTS.field_of(state, o["accountId"])),
+        )
+    }
 
 
 @OPPORTUNITY.get("The opportunity's id, for example OPP-001.")
@@ -161,10 +150,8 @@ def update_opportunity(state: State, acting: kit.Record, opp: kit.Record, args: 
 
 def _enter_stage(state: State, opp: kit.Record, stage: kit.Record, verb: str) -> str:
     """Put an open deal into ``stage`` as of today; the audit detail of the move."""
-    old_stage_id = opp["stageId"]
-    opp["stageId"] = stage["id"]
-    opp["stageEnteredDate"] = state["now"]
-    return f"{verb} {opp['id']} from {old_stage_id} to {stage['id']}."
+    previous = kit.transition(opp, "stageId", stage["id"], "stageEnteredDate", state["now"])
+    return f"{verb} {opp['id']} from {previous} to {stage['id']}."
 
 
 @OPPORTUNITY.change(
@@ -208,8 +195,7 @@ def _closing_stage(stage: kit.Record | None, status: str) -> kit.Record:
 
 def _close(state: State, opp: kit.Record, stage: kit.Record, status: str) -> None:
     """Move an open deal into its closed ``stage`` as of today, with ``status`` won or lost."""
-    opp["stageId"] = stage["id"]
-    opp["stageEnteredDate"] = state["now"]
+    kit.transition(opp, "stageId", stage["id"], "stageEnteredDate", state["now"])
     opp["status"] = status
     opp["closedDate"] = state["now"]
 

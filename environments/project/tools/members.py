@@ -25,18 +25,13 @@ ROLES = ("engineer", "lead", "manager")
 # Members
 
 
-list_members = kit.list_tool(
-    name="list_members",
-    description=(
-        "List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, "
-        "email, role, team, weeklyCapacityPoints, assignedPoints (estimate points of the unfinished "
-        "work items assigned to them), remainingCapacityPoints (capacity minus assigned; negative "
-        "when over-committed), overCapacity and active. Deactivated members have left: they cannot "
-        "act or take new work. Read-only."
-    ),
-    collection=MEMBERS,
-    summary=member_summary,
-    filters={
+@MEMBER.list
+def list_members() -> dict[str, kit.Filter]:
+    """List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, email,
+    role, team, weeklyCapacityPoints, assignedPoints (estimate points of the unfinished work items assigned
+    to them), remainingCapacityPoints (capacity minus assigned; negative when over-committed), overCapacity
+    and active. Deactivated members have left: they cannot act or take new work. Read-only."""
+    return {
         "role": kit.Filter(kit.Enum(ROLES, "Only members with this role."), field="role"),
         "teamId": kit.Filter(kit.String("Only members of this team id (for example TEAM-001)."), link="teamId"),
         "activeOnly": kit.Filter(kit.Boolean("When true, leave out deactivated members."), field="active"),
@@ -44,24 +39,19 @@ list_members = kit.list_tool(
             kit.Boolean("When true, only members whose assigned points exceed their weekly capacity."),
             test=lambda state, m, v: load_for(state, m["id"]) > m["weeklyCapacityPoints"],
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_members = kit.list_tool(
-    name="search_members",
-    description=(
-        "Find members whose id, name or email contains the query text (case-insensitive). Returns a "
-        "page of member entries, as list_members gives them, sorted by id. Read-only."
-    ),
-    collection=MEMBERS,
-    summary=member_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example part of a person's name.", lambda s, m: (m["id"], m["name"], m["email"])
-    )},
-    contract=C,
-)
+@MEMBER.list
+def search_members() -> dict[str, kit.Filter]:
+    """Find members whose id, name or email contains the query text (case-insensitive). Returns a page of
+    member entries, as list_members gives them, sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example part of a person's name.",
+            lambda s, m: (m["id"], m["name"], m["email"]),
+        )
+    }
 
 
 @MEMBER.get("The member's id, for example MEM-002.")
@@ -154,12 +144,11 @@ def reactivate_member(state: State, acting: kit.Record, member: kit.Record, args
 # Teams
 
 
-list_teams = kit.list_tool(
-    name="list_teams", description=(
-        "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
-        "and memberCount (members of every status). Read-only."
-    ), collection=TEAMS, summary=team_summary, contract=C
-)
+@TEAM.list
+def list_teams() -> dict[str, kit.Filter]:
+    """List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) and
+    memberCount (members of every status). Read-only."""
+    return {}
 
 
 @TEAM.get("The team's id, for example TEAM-001.")

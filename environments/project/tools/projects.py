@@ -22,36 +22,27 @@ PROJECT_STATUSES = ("active", "on_hold", "completed")
 OPEN_PROJECT_STATUSES = ("active", "on_hold")
 
 
-list_projects = kit.list_tool(
-    name="list_projects",
-    description=(
-        "List projects, sorted by id, one page at a time, optionally by status or lead. Each entry "
-        "gives id, name, key (a short code such as ATL), status, lead, start and target dates, "
-        "workItemCount, openWorkItemCount and openPoints (estimate points not yet done). Read-only."
-    ),
-    collection=PROJECTS,
-    summary=project_summary,
-    filters={
+@PROJECT.list
+def list_projects() -> dict[str, kit.Filter]:
+    """List projects, sorted by id, one page at a time, optionally by status or lead. Each entry gives id,
+    name, key (a short code such as ATL), status, lead, start and target dates, workItemCount,
+    openWorkItemCount and openPoints (estimate points not yet done). Read-only."""
+    return {
         "status": kit.Filter(kit.Enum(PROJECT_STATUSES, "Only projects with this status."), field="status"),
         "leadId": kit.Filter(kit.String("Only projects led by this member id."), field="leadId"),
-    },
-    contract=C,
-)
+    }
 
 
-search_projects = kit.list_tool(
-    name="search_projects",
-    description=(
-        "Find projects whose id, name or key contains the query text (case-insensitive). Returns a "
-        "page of project entries sorted by id. Read-only."
-    ),
-    collection=PROJECTS,
-    summary=project_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for: part of a project name, or its key.", lambda s, p: (p["id"], p["name"], p["key"])
-    )},
-    contract=C,
-)
+@PROJECT.list
+def search_projects() -> dict[str, kit.Filter]:
+    """Find projects whose id, name or key contains the query text (case-insensitive). Returns a page of
+    project entries sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for: part of a project name, or its key.",
+            lambda s, p: (p["id"], p["name"], p["key"]),
+        )
+    }
 
 
 @PROJECT.get("The project's id, for example PROJ-001.")

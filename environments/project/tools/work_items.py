@@ -55,19 +55,15 @@ list_workflow_states = kit.catalog_tool(
 )
 
 
-list_work_items = kit.list_tool(
-    name="list_work_items",
-    description=(
-        "List work items, sorted by id, one page at a time; every filter given must hold (none of "
-        "the ids is checked for existence). Each entry gives title, type, status (a workflow state "
-        "id) and statusName, done, priority, assignee, project and its key, sprint, estimatePoints, "
-        "dates, daysInStatus, dueDate, overdue (not done and due before today), parentId, dependsOn, "
-        "blocked and unresolvedDependencies (dependencies that are not done yet) and commentCount. "
-        "Use total for counts; use a larger limit or offset to see more than one page. Read-only."
-    ),
-    collection=WORK_ITEMS,
-    summary=work_item_summary,
-    filters={
+@ITEM.list
+def list_work_items() -> dict[str, kit.Filter]:
+    """List work items, sorted by id, one page at a time; every filter given must hold (none of the ids is
+    checked for existence). Each entry gives title, type, status (a workflow state id) and statusName,
+    done, priority, assignee, project and its key, sprint, estimatePoints, dates, daysInStatus, dueDate,
+    overdue (not done and due before today), parentId, dependsOn, blocked and unresolvedDependencies
+    (dependencies that are not done yet) and commentCount. Use total for counts; use a larger limit or
+    offset to see more than one page. Read-only."""
+    return {
         "projectId": kit.Filter(kit.String("Only items of this project id."), link="projectId"),
         "sprintId": kit.Filter(kit.String("Only items in this sprint id."), link="sprintId"),
         "assigneeId": kit.Filter(kit.String("Only items assigned to this member id."), link="assigneeId"),
@@ -88,24 +84,18 @@ list_work_items = kit.list_tool(
             kit.Boolean("When true, only unfinished items whose due date has passed."),
             test=lambda state, i, v: is_overdue(state, i),
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_work_items = kit.list_tool(
-    name="search_work_items",
-    description=(
-        "Find work items whose id or title contains the query text (case-insensitive). Returns a "
-        "page of work item entries, as list_work_items gives them, sorted by id. Read-only."
-    ),
-    collection=WORK_ITEMS,
-    summary=work_item_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example words of a title.", lambda s, item: (item["id"], item["title"])
-    )},
-    contract=C,
-)
+@ITEM.list
+def search_work_items() -> dict[str, kit.Filter]:
+    """Find work items whose id or title contains the query text (case-insensitive). Returns a page of work
+    item entries, as list_work_items gives them, sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example words of a title.", lambda s, item: (item["id"], item["title"])
+        )
+    }
 
 
 @ITEM.get("The work item's id, for example WI-003.")
@@ -274,9 +264,7 @@ def set_work_item_status(state: State, acting: kit.Record, item: kit.Record, arg
         raise kit.conflict(f"{item['id']} is already in {target['name']}.")
     if target["isDone"]:
         assert_dependencies_resolved(state, item)
-    previous = item["status"]
-    item["status"] = target["id"]
-    item["statusEnteredDate"] = state["now"]
+    previous = kit.transition(item, "status", target["id"], "statusEnteredDate", state["now"])
     return f"Moved {item['id']} from {previous} to {target['id']}."
 
 
