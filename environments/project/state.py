@@ -63,7 +63,7 @@ __all__ = [
 #: auditLog, sequences`` (§1). Entity collections are dicts keyed by id; ``auditLog`` is a list;
 #: ``sequences`` maps an id prefix to its last issued number.
 State = dict[str, Any]
-Record = dict[str, Any]
+Record = kit.Record
 
 
 # ---------------------------------------------------------------------------------------------

@@ -68,8 +68,7 @@ def create_contact(state: State, acting: kit.Record, args: kit.Args) -> Any:
     account stops being primary (a primary contact needs an account). Writes one audit entry. Returns
     {"created": <contact summary>}."""
     account_id = C.read_optional_string(args, "accountId")
-    if account_id is not None:
-        ACCOUNTS.require(state, account_id)
+    ACCOUNTS.require_given(state, account_id)
     is_primary = C.read_boolean(args, "isPrimary", False)
     if is_primary and account_id is None:
         raise kit.invalid_input("A primary contact must belong to an account.")

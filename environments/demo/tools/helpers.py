@@ -31,6 +31,7 @@ __all__ = [
     "OPPORTUNITIES",
     "OPPORTUNITY",
     "STAGES",
+    "USER",
     "USERS",
     "WORLD",
     "WRITES",
@@ -204,6 +205,7 @@ def stage_summary(stage: Record) -> Record:
 # ---------------------------------------------------------------------------------------------
 # Write tools per collection: the input key of the record's id, and the summary a result shows
 
+USER = WRITES.on(USERS, "userId", lambda state, user: user_summary(user))
 ACCOUNT = WRITES.on(ACCOUNTS, "accountId", account_summary)
 CONTACT = WRITES.on(CONTACTS, "contactId", contact_summary)
 LEAD = WRITES.on(LEADS, "leadId", lead_summary)

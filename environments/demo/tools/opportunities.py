@@ -102,8 +102,7 @@ def create_opportunity(state: State, acting: kit.Record, args: kit.Args) -> Any:
     assert_assignable(state, owner_id)
     stage = opening_stage(state, C.read_optional_string(args, "stageId"))
     primary_contact_id = C.read_optional_string(args, "primaryContactId")
-    if primary_contact_id is not None:
-        CONTACTS.require(state, primary_contact_id)
+    CONTACTS.require_given(state, primary_contact_id)
     opp = {
         "id": OPPORTUNITIES.new_id(state),
         "name": C.read_string(args, "name"),
@@ -141,17 +140,10 @@ def update_opportunity(state: State, acting: kit.Record, opp: kit.Record, args: 
     amount = C.read_optional_number(args, "amount", minimum=0)
     expected_close = C.read_optional_date(args, "expectedCloseDate")
     primary_contact_id = C.read_optional_string(args, "primaryContactId")
-    if primary_contact_id is not None:
-        CONTACTS.require(state, primary_contact_id)
+    CONTACTS.require_given(state, primary_contact_id)
     kit.set_given(opp, {"name": name, "amount": None if amount is None else money(amount)})
     kit.set_given(opp, {"expectedCloseDate": expected_close, "primaryContactId": primary_contact_id})
     return f"Updated {opp['name']}."
-
-
-def _enter_stage(state: State, opp: kit.Record, stage: kit.Record, verb: str) -> str:
-    """Put an open deal into ``stage`` as of today; the audit detail of the move."""
-    previous = kit.transition(opp, "stageId", stage["id"], "stageEnteredDate", state["now"])
-    return f"{verb} {opp['id']} from {previous} to {stage['id']}."
 
 
 @OPPORTUNITY.change(
@@ -170,6 +162,12 @@ def set_opportunity_stage(state: State, acting: kit.Record, opp: kit.Record, arg
             f"Stage {stage['id']} is a closed stage. Use close_opportunity_won or close_opportunity_lost."
         )
     return _enter_stage(state, opp, stage, "Moved")
+
+
+def _enter_stage(state: State, opp: kit.Record, stage: kit.Record, verb: str) -> str:
+    """Put an open deal into ``stage`` as of today; the audit detail of the move."""
+    previous = kit.transition(opp, "stageId", stage["id"], "stageEnteredDate", state["now"])
+    return f"{verb} {opp['id']} from {previous} to {stage['id']}."
 
 
 @OPPORTUNITY.change("Id of the open opportunity to advance.")

@@ -14,7 +14,6 @@ from ..state import (
     TEAMS,
     TIME_LOGS,
     WORK_ITEMS,
-    WORKFLOW_STATES,
     WORLD,
     State,
     days_between,
@@ -52,7 +51,6 @@ __all__ = [
     "team_summary",
     "time_log_summary",
     "work_item_summary",
-    "workflow_state_summary",
 ]
 
 Record = dict[str, Any]
@@ -136,10 +134,9 @@ def member_summary(state: State, member: Record) -> Record:
 
 
 def team_summary(state: State, team: Record) -> Record:
+    """A team's stored fields, its lead's name and how many members it has (of every status)."""
     return {
-        "id": team["id"],
-        "name": team["name"],
-        "leadId": team["leadId"],
+        **kit.pick(team, TEAMS.fields),
         "leadName": name_of(state, "members", team["leadId"]),
         "memberCount": len(members_for_team(state, team["id"])),
     }
@@ -212,11 +209,8 @@ def work_item_summary(state: State, item: Record) -> Record:
     }
 
 
-def workflow_state_summary(wfs: Record) -> Record:
-    return kit.pick(wfs, WORKFLOW_STATES.fields)
-
-
 def time_log_summary(state: State, log: Record) -> Record:
+    """A time log with the title of its work item and the name of its member."""
     return {
         "id": log["id"],
         "workItemId": log["workItemId"],

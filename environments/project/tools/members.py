@@ -6,15 +6,7 @@ from typing import Any
 
 from silo_gym import kit
 
-from ..state import (
-    MEMBERS,
-    TEAMS,
-    State,
-    is_done,
-    load_for,
-    members_for_team,
-    work_items_for_assignee,
-)
+from ..state import MEMBERS, TEAMS, State, is_done, load_for, members_for_team, work_items_for_assignee
 from .contract import C
 from .helpers import MEMBER, TEAM, assert_assignable, member_summary, team_summary, work_item_summary
 
@@ -81,8 +73,7 @@ def create_member(state: State, acting: kit.Record, args: kit.Args) -> Any:
     optionally the team they join (the team must exist). Returns the new member. Recorded in the audit log
     under actorMemberId."""
     team_id = C.read_optional_string(args, "teamId")
-    if team_id is not None:
-        TEAMS.require(state, team_id)
+    TEAMS.require_given(state, team_id)
     member = {
         "id": MEMBERS.new_id(state),
         "name": C.read_string(args, "name"),

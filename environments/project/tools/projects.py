@@ -106,6 +106,21 @@ def update_project(state: State, acting: kit.Record, project: kit.Record, args: 
     return f"Updated {project['name']}."
 
 
+@PROJECT.change(
+    "The project, for example PROJ-001.",
+    {"newLeadId": kit.String("The active member who takes over, for example MEM-002.", required=True)},
+)
+def reassign_project_lead(state: State, acting: kit.Record, project: kit.Record, args: kit.Args) -> str:
+    """Hand a project's leadership to another active member. Naming the current lead is refused. Recorded in
+    the audit log under actorMemberId."""
+    new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
+    if project["leadId"] == new_lead["id"]:
+        raise kit.conflict(f"{project['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
+    previous = project["leadId"]
+    project["leadId"] = new_lead["id"]
+    return f"Lead changed from {previous} to {new_lead['id']}."
+
+
 @PROJECT.change("The project to close, for example PROJ-003.")
 def close_project(state: State, acting: kit.Record, project: kit.Record, args: kit.Args) -> str:
     """Mark a project as completed. Every one of its work items must be done first; otherwise the call is
@@ -121,21 +136,6 @@ def close_project(state: State, acting: kit.Record, project: kit.Record, args: k
         )
     project["status"] = "completed"
     return f"Closed {project['name']}."
-
-
-@PROJECT.change(
-    "The project, for example PROJ-001.",
-    {"newLeadId": kit.String("The active member who takes over, for example MEM-002.", required=True)},
-)
-def reassign_project_lead(state: State, acting: kit.Record, project: kit.Record, args: kit.Args) -> str:
-    """Hand a project's leadership to another active member. Naming the current lead is refused. Recorded in
-    the audit log under actorMemberId."""
-    new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
-    if project["leadId"] == new_lead["id"]:
-        raise kit.conflict(f"{project['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
-    previous = project["leadId"]
-    project["leadId"] = new_lead["id"]
-    return f"Lead changed from {previous} to {new_lead['id']}."
 
 
 @PROJECT.get("The project's id, for example PROJ-001.")

@@ -32,7 +32,6 @@ from .helpers import (
     comment_with_author,
     time_log_summary,
     work_item_summary,
-    workflow_state_summary,
 )
 
 TYPES = ("epic", "story", "bug", "task")
@@ -51,7 +50,7 @@ list_workflow_states = kit.catalog_tool(
         "only). Work items store the state's id in their status field. Read-only."
     ),
     collection=WORKFLOW_STATES,
-    summary=lambda state, wfs: workflow_state_summary(wfs),
+    summary=lambda state, wfs: kit.pick(wfs, WORKFLOW_STATES.fields),
 )
 
 
@@ -154,8 +153,7 @@ def create_work_item(state: State, acting: kit.Record, args: kit.Args) -> Any:
     if sprint_id is not None:
         _require_same_project(SPRINTS.require(state, sprint_id), project["id"], f"not to {project['id']}")
     parent_id = C.read_optional_string(args, "parentId")
-    if parent_id is not None:
-        WORK_ITEMS.require(state, parent_id)
+    WORK_ITEMS.require_given(state, parent_id)
     item = {
         "id": WORK_ITEMS.new_id(state),
         "title": C.read_string(args, "title"),
