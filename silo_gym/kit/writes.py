@@ -20,7 +20,7 @@ item"`` -> ``work_item``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .actors import Actor
@@ -72,48 +72,55 @@ class Writes:
         return RecordTools(self, collection, id_key, show)
 
 
-def _split(detail: Detail) -> tuple[str, Mapping[str, Any] | None]:
-    if isinstance(detail, str):
-        return detail, None
-    return detail
-
-
-@dataclass(frozen=True)
 class _Change:
-    writes: Writes
-    collection: Collection
-    id_key: str
-    show: Callable[[State, Record], Any]
-    action: str
-    entity: str
-    change: ChangeFn
+    """The run of a :meth:`RecordTools.change` tool; the bound methods it calls are looked up once
+    (a step's hot path)."""
+
+    __slots__ = ("read_actor", "read_id", "require", "change", "log", "action", "entity", "show")
+
+    def __init__(self, tools: RecordTools, action: str, change: ChangeFn) -> None:
+        actor = tools.writes.actor
+        self.read_actor = actor.read
+        self.read_id = partial(actor.contract.read_string, field=tools.id_key)
+        self.require = tools.collection.require
+        self.change = change
+        self.log = tools.writes.log.record
+        self.action = action
+        self.entity = tools.entity
+        self.show = tools.show
 
     def __call__(self, state: State, args: Args) -> Any:
-        acting = self.writes.actor.read(state, args)
-        record = self.collection.require(state, self.writes.actor.contract.read_string(args, self.id_key))
-        text, extra = _split(self.change(state, acting, record, args))
-        self.writes.log.record(state, acting, self.action, self.entity, record["id"], text)
+        acting = self.read_actor(state, args)
+        record = self.require(state, self.read_id(args))
+        detail = self.change(state, acting, record, args)
+        text, extra = (detail, None) if isinstance(detail, str) else detail
+        self.log(state, acting, self.action, self.entity, record["id"], text)
         out = {"updated": self.show(state, record)}
         if extra:
             out.update(extra)
         return out
 
 
-@dataclass(frozen=True)
 class _Create:
-    writes: Writes
-    collection: Collection
-    show: Callable[[State, Record], Any]
-    action: str
-    entity: str
-    create: CreateFn
+    """The run of a :meth:`RecordTools.create` tool."""
+
+    __slots__ = ("read_actor", "create", "add", "log", "action", "entity", "show")
+
+    def __init__(self, tools: RecordTools, action: str, create: CreateFn) -> None:
+        self.read_actor = tools.writes.actor.read
+        self.create = create
+        self.add = tools.collection.add
+        self.log = tools.writes.log.record
+        self.action = action
+        self.entity = tools.entity
+        self.show = tools.show
 
     def __call__(self, state: State, args: Args) -> Any:
-        acting = self.writes.actor.read(state, args)
+        acting = self.read_actor(state, args)
         record, detail = self.create(state, acting, args)
-        text, extra = _split(detail)
-        self.collection.add(state, record)
-        self.writes.log.record(state, acting, self.action, self.entity, record["id"], text)
+        text, extra = (detail, None) if isinstance(detail, str) else detail
+        self.add(state, record)
+        self.log(state, acting, self.action, self.entity, record["id"], text)
         out = {"created": self.show(state, record)}
         if extra:
             out.update(extra)
@@ -160,6 +167,11 @@ class RecordTools:
         actor. Its run reads the actor, then the record (``not_found`` with the collection's
         message), calls ``change(state, acting, record, args)``, writes the audit entry on the record
         and returns ``{"updated": show(state, record), **extra}``.
+
+        Raises (at run time):
+            ToolError: ``invalid_input``, ``not_found`` or ``not_allowed`` for the actor (missing,
+                unknown, inactive), ``invalid_input`` or ``not_found`` for the record's id, and
+                whatever ``change`` raises; a refused call writes no audit entry.
         """
 
         def wrap(fn: ChangeFn) -> KitTool:
@@ -167,7 +179,7 @@ class RecordTools:
             input_schema = self.writes.schema(
                 {self.id_key: String(id_description, required=True), **(params or {})}
             )
-            run = _Change(self.writes, self.collection, self.id_key, self.show, name, self.entity, fn)
+            run = _Change(self, name, fn)
             return kit_tool(
                 name=name, description=description, input_schema=input_schema, run=run, access=WRITE
             )
@@ -178,13 +190,18 @@ class RecordTools:
         """Decorator: a write tool adding one record, named and described by the function.
 
         Its input is ``params`` then the actor. Its run reads the actor, calls ``create(state,
-        acting, args)``, stores the record it returns (at the end of the collection), writes the audit
-        entry on it and returns ``{"created": show(state, record), **extra}``.
+        acting, args)``, stores the record it returns (at the end of the collection; one the function
+        stored itself, to compute an extra field, stays where it is), writes the audit entry on it and
+        returns ``{"created": show(state, record), **extra}``.
+
+        Raises (at run time):
+            ToolError: as :meth:`change` for the actor, and whatever ``create`` raises; a refused
+                call stores nothing and writes no audit entry (ids it took from a sequence stay taken).
         """
 
         def wrap(fn: CreateFn) -> KitTool:
             name, description = fn.__name__, doc_summary(fn)
-            run = _Create(self.writes, self.collection, self.show, name, self.entity, fn)
+            run = _Create(self, name, fn)
             return kit_tool(
                 name=name,
                 description=description,
