@@ -13,6 +13,7 @@ from typing import Any
 from silo_gym import js_round, kit
 
 __all__ = [
+    "AUDIT",
     "STALE_STAGE_DAYS",
     "State",
     "add_days",
@@ -219,9 +220,10 @@ def quota_attainment_percent(
 
 
 next_id = kit.next_id  # advance sequences[prefix] and return <prefix>-<n zero-padded to pad>
-_AUDIT = kit.AuditLog("actorUserId")
+#: The audit log: one event per write, stamped with ``now`` and the next ``AUD-`` id.
+AUDIT = kit.AuditLog("actorUserId")
 
 
 def record_audit(state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str) -> None:
-    """Append one audit event, stamped with ``now`` and the next ``AUD-`` id."""
-    _AUDIT.record(state, actor, action, entity_type, entity_id, detail)
+    """Append one audit event (what every write tool does last)."""
+    AUDIT.record(state, actor, action, entity_type, entity_id, detail)

@@ -15,6 +15,7 @@ from typing import Any
 from silo_gym import kit
 
 __all__ = [
+    "AUDIT",
     "MEMBERS",
     "PROJECTS",
     "SPRINTS",
@@ -62,7 +63,7 @@ __all__ = [
 #: auditLog, sequences`` (§1). Entity collections are dicts keyed by id; ``auditLog`` is a list;
 #: ``sequences`` maps an id prefix to its last issued number.
 State = dict[str, Any]
-Record = dict[str, Any]
+Record = kit.Record
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,11 +267,12 @@ percent = kit.percent  # None when b is 0; else js_round(a / b * 1000) / 10 (no 
 
 format_id = kit.format_id  # <prefix>-<n zero-padded to at least pad digits>
 next_id = kit.next_id  # advance sequences[prefix] (a new prefix is appended) and format the id
-_AUDIT = kit.AuditLog("actorMemberId")
+#: The audit log: one event per write, stamped with ``now`` and the next ``AUD-`` id (4 digits).
+AUDIT = kit.AuditLog("actorMemberId")
 
 
 def record_audit(
     state: State, actor: str, action: str, entity_type: str, entity_id: str, detail: str
 ) -> None:
-    """Append one audit event, stamped with ``now`` and the next ``AUD-`` id (4 digits)."""
-    _AUDIT.record(state, actor, action, entity_type, entity_id, detail)
+    """Append one audit event (what every write tool does last)."""
+    AUDIT.record(state, actor, action, entity_type, entity_id, detail)

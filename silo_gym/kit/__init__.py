@@ -3,9 +3,10 @@
 A world declares its inputs (:class:`Contract`, parameter specs), its collections
 (:class:`Collection`), its actor and audit log, and builds its tools with :func:`tool` (typed
 functions), :func:`read_tool`/:func:`write_tool` (hand-written schemas) or the builders
-(:func:`list_tool`, :func:`get_tool`, :func:`kit_tool`). Lists page in O(page) and lookups are O(1)
-through :mod:`silo_gym.kit.index`. A world's ``create_state`` is a :class:`StateMaker`, its
-``bind_tools`` a :func:`binder`; :func:`read_only_breaches` proves its read tools never write. Verifiers use
+(:func:`list_tool`, :func:`get_tool`, :func:`kit_tool`, and :class:`Writes` for write tools on one
+record: actor first, one audit entry last). Lists page in O(page) and lookups are O(1) through
+:mod:`silo_gym.kit.index`. A world's ``create_state`` is a :class:`StateMaker`, its ``bind_tools`` a
+:func:`binder`; :func:`read_only_breaches` proves its read tools never write. Verifiers use
 :mod:`silo_gym.kit.verify`, variants :mod:`silo_gym.kit.variants`. The kit is semver'd
 (:data:`KIT_VERSION`); a world records the version it was made with as ``templateVersion``.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from . import index
 from .actors import Actor
-from .collections import Collection, World
+from .collections import Collection, Record, World
 from .guards import (
     CONFLICT,
     INVALID_INPUT,
@@ -45,6 +46,7 @@ from .money import (
 from .paging import page, page_ids, page_of
 from .params import (
     DEFAULT_CONTRACT,
+    Args,
     Boolean,
     Contract,
     Date,
@@ -74,6 +76,7 @@ from .tools import (
     camel_case,
     catalog_tool,
     clock_tool,
+    doc_summary,
     get_tool,
     kit_tool,
     list_tool,
@@ -98,6 +101,7 @@ from .verify import (
 )
 from .version import KIT_VERSION, check_template_version, compatible
 from .worlds import StateMaker, binder, read_only_breaches, sample_inputs
+from .writes import Detail, RecordTools, Writes, set_given, transition
 
 __all__ = [
     "CONFLICT",
@@ -112,6 +116,7 @@ __all__ = [
     "WRITE",
     "Access",
     "Actor",
+    "Args",
     "AuditLog",
     "Boolean",
     "CanonicalWorld",
@@ -131,9 +136,13 @@ __all__ = [
     "SeedWorld",
     "StateMaker",
     "String",
+    "Detail",
+    "Record",
+    "RecordTools",
     "ToolCode",
     "Wording",
     "World",
+    "Writes",
     "access_of",
     "binder",
     "camel_case",
@@ -142,6 +151,7 @@ __all__ = [
     "check_template_version",
     "compatible",
     "conflict",
+    "doc_summary",
     "final_number",
     "format_id",
     "get_tool",
@@ -180,11 +190,13 @@ __all__ = [
     "sample_inputs",
     "schema",
     "search_filter",
+    "set_given",
     "show",
     "states_number",
     "sum_money",
     "to_fixed",
     "tool",
+    "transition",
     "untouched",
     "untouched_except",
     "variant_rng",

@@ -15,9 +15,10 @@ from . import index
 from .guards import NOT_FOUND_MESSAGE, not_found
 from .ledger import next_id
 
-__all__ = ["Collection", "World"]
+__all__ = ["Collection", "Record", "World"]
 
 State = dict[str, Any]
+#: One stored record: a JSON object keyed by field name.
 Record = dict[str, Any]
 
 
@@ -78,6 +79,15 @@ class Collection:
         if record is None:
             raise not_found(self.label, record_id, self.not_found_message)
         return record  # type: ignore[no-any-return]
+
+    def require_given(self, state: State, record_id: Any) -> Record | None:
+        """The record with this id, or ``None`` when the id is ``None`` (an optional link that,
+        when given, must name a record).
+
+        Raises:
+            ToolError: ``not_found`` with the collection's message.
+        """
+        return None if record_id is None else self.require(state, record_id)
 
     def field_of(self, state: State, record_id: Any, field: str = "name") -> Any:
         """``record[field]`` of the record with this id; ``None`` when the id is ``None`` or

@@ -45,6 +45,7 @@ __all__ = [
     "camel_case",
     "catalog_tool",
     "clock_tool",
+    "doc_summary",
     "get_tool",
     "kit_tool",
     "list_tool",
@@ -186,6 +187,12 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
         else:
             break  # another section (Returns:, Raises:) ends the arguments
     return " ".join(part for part in summary if part), args
+
+
+def doc_summary(fn: Callable[..., Any]) -> str:
+    """A tool's description from its function's docstring: the text before ``Args:``, its lines
+    joined by single spaces (``""`` without a docstring)."""
+    return _parse_docstring(fn.__doc__)[0]
 
 
 def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:

@@ -329,3 +329,11 @@ def test_clock_tool_reads_the_world_date():
     clock = kit.clock_tool("Today's date. Read-only.")
     assert (clock.name, clock.access, clock.input_schema["properties"]) == ("get_current_date", "read", {})
     assert clock.run({"now": "2026-03-16"}, {}) == {"today": "2026-03-16"}
+
+
+def test_require_given_checks_an_optional_link_only_when_given():
+    books = kit.Collection("books", "BK", "Book")
+    state = {"books": {"BK-001": {"id": "BK-001"}}}
+    assert books.require_given(state, None) is None
+    assert books.require_given(state, "BK-001") == {"id": "BK-001"}
+    assert _error(books.require_given, state, "BK-9")[:2] == ("not_found", 'Book "BK-9" was not found.')

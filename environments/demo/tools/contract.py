@@ -10,11 +10,10 @@ project)`` pages ids already in id order, projecting only the page's records.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from silo_gym import kit
 
-__all__ = ["C", "LIMIT_DEFAULT", "LIMIT_MAX", "actor_prop", "paginate", "paginate_ids", "schema"]
+__all__ = ["ACTOR_DESCRIPTION", "C", "LIMIT_DEFAULT", "LIMIT_MAX", "paginate", "paginate_ids", "schema"]
 
 C = kit.Contract()
 LIMIT_DEFAULT, LIMIT_MAX = C.limit_default, C.limit_max
@@ -27,8 +26,3 @@ ACTOR_DESCRIPTION = (
     "Id of the user performing this change (for example USR-002). The user must exist and be "
     "active; the change is recorded in the audit log under this id."
 )
-
-
-def actor_prop() -> dict[str, Any]:
-    """``actorUserId``: the last property of every mutating tool."""
-    return C.string_prop(ACTOR_DESCRIPTION)

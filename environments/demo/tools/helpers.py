@@ -7,33 +7,39 @@ from typing import Any
 from silo_gym import kit
 
 from ..state import (
+    AUDIT,
     State,
     age_in_days,
     days_in_stage,
     full_name,
     is_past_due,
     probability_of,
-    record_audit,
     weighted_amount,
 )
 from .contract import ACTOR_DESCRIPTION, C
 
 __all__ = [
+    "ACCOUNT",
     "ACCOUNTS",
     "ACTIVITIES",
+    "ACTIVITY",
     "ACTOR",
+    "CONTACT",
     "CONTACTS",
+    "LEAD",
     "LEADS",
     "OPPORTUNITIES",
+    "OPPORTUNITY",
     "STAGES",
+    "USER",
     "USERS",
     "WORLD",
+    "WRITES",
     "account_summary",
     "activity_summary",
     "actor",
     "assert_assignable",
     "assert_open",
-    "audit",
     "contact_summary",
     "lead_summary",
     "opportunity_summary",
@@ -80,6 +86,8 @@ def require_related(state: State, related_type: str, related_id: str) -> Record:
 
 ACTOR = kit.Actor(USERS, "actorUserId", ACTOR_DESCRIPTION, contract=C)
 actor = ACTOR.read  # read ``actorUserId``; the user must exist and be active
+#: Every write tool reads ``actorUserId`` first and writes one audit entry last (§6.5).
+WRITES = kit.Writes(ACTOR, AUDIT)
 
 
 def assert_assignable(state: State, user_id: str) -> Record:
@@ -91,15 +99,6 @@ def assert_open(opp: Record) -> None:
     """Only an open opportunity can change."""
     if opp["status"] != "open":
         raise kit.invalid_transition(f"Opportunity {opp['id']} is {opp['status']} and can no longer be changed.")
-
-
-# ---------------------------------------------------------------------------------------------
-# Audit
-
-
-def audit(state: State, actor_user: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
-    """Write the tool's single audit entry (its last state change)."""
-    record_audit(state, actor_user["id"], action, entity_type, entity_id, detail)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,3 +200,14 @@ def activity_summary(state: State, activity: Record) -> Record:
 
 def stage_summary(stage: Record) -> Record:
     return kit.pick(stage, STAGES.fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# Write tools per collection: the input key of the record's id, and the summary a result shows
+
+USER = WRITES.on(USERS, "userId", lambda state, user: user_summary(user))
+ACCOUNT = WRITES.on(ACCOUNTS, "accountId", account_summary)
+CONTACT = WRITES.on(CONTACTS, "contactId", contact_summary)
+LEAD = WRITES.on(LEADS, "leadId", lead_summary)
+OPPORTUNITY = WRITES.on(OPPORTUNITIES, "opportunityId", opportunity_summary)
+ACTIVITY = WRITES.on(ACTIVITIES, "activityId", activity_summary)

@@ -23,23 +23,5 @@ from .ver_018 import ver_018
 
 __all__ = ["verifiers"]
 
-verifiers = [
-    ver_001,
-    ver_002,
-    ver_003,
-    ver_004,
-    ver_005,
-    ver_006,
-    ver_007,
-    ver_008,
-    ver_009,
-    ver_010,
-    ver_011,
-    ver_012,
-    ver_013,
-    ver_014,
-    ver_015,
-    ver_016,
-    ver_017,
-    ver_018,
-]
+verifiers = [ver_001, ver_002, ver_003, ver_004, ver_005, ver_006, ver_007, ver_008, ver_009,
+             ver_010, ver_011, ver_012, ver_013, ver_014, ver_015, ver_016, ver_017, ver_018]  # fmt: skip

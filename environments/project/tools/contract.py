@@ -10,12 +10,10 @@ pages ids in the list's order, projecting only the page's records.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from silo_gym import kit
 
-__all__ = ["ACTOR_DESCRIPTION", "C", "LIMIT_DEFAULT", "LIMIT_MAX", "actor_prop", "paginate", "paginate_ids",
-           "schema", "state_id_prop"]  # fmt: skip
+__all__ = ["ACTOR_DESCRIPTION", "C", "LIMIT_DEFAULT", "LIMIT_MAX", "paginate", "paginate_ids", "schema"]
 
 C = kit.Contract(
     enum_reads_string=True,
@@ -29,14 +27,7 @@ schema = kit.schema
 __getattr__ = C.exported
 paginate = partial(kit.page, contract=C)
 paginate_ids = partial(kit.page_ids, contract=C)
-#: A workflow state id: a plain string (not an enum), looked up by the tool.
-state_id_prop = C.string_prop
 ACTOR_DESCRIPTION = (
     "Id of the member making this change (for example MEM-002). The member must exist and be "
     "active; the change is written to the audit log under this id."
 )
-
-
-def actor_prop() -> dict[str, Any]:
-    """``actorMemberId``: the last property of every mutating tool."""
-    return C.string_prop(ACTOR_DESCRIPTION)

@@ -7,8 +7,13 @@ from typing import Any
 from silo_gym import ToolError, kit
 
 from ..state import (
+    AUDIT,
     MEMBERS,
-    WORKFLOW_STATES,
+    PROJECTS,
+    SPRINTS,
+    TEAMS,
+    TIME_LOGS,
+    WORK_ITEMS,
     WORLD,
     State,
     days_between,
@@ -17,7 +22,6 @@ from ..state import (
     is_overdue,
     load_for,
     members_for_team,
-    record_audit,
     scope_for_sprint,
     unresolved_dependencies,
     velocity_for_sprint,
@@ -27,11 +31,17 @@ from ..state import (
 from .contract import ACTOR_DESCRIPTION, C
 
 __all__ = [
+    "ITEM",
+    "MEMBER",
+    "PROJECT",
+    "SPRINT",
+    "TEAM",
+    "TIME_LOG",
+    "WRITES",
     "actor",
     "assert_assignable",
     "assert_dependencies_resolved",
     "assert_within_capacity",
-    "audit",
     "comment_with_author",
     "ids_text",
     "member_summary",
@@ -41,22 +51,17 @@ __all__ = [
     "team_summary",
     "time_log_summary",
     "work_item_summary",
-    "workflow_state_summary",
 ]
 
 Record = dict[str, Any]
-
-# ---------------------------------------------------------------------------------------------
-# Lookups
-
-
-
 
 # ---------------------------------------------------------------------------------------------
 # Guards
 
 ACTOR = kit.Actor(MEMBERS, "actorMemberId", ACTOR_DESCRIPTION, contract=C)
 actor = ACTOR.read  # read ``actorMemberId``; the member must exist and be active
+#: Every write tool reads ``actorMemberId`` first and writes one audit entry last (§6.5).
+WRITES = kit.Writes(ACTOR, AUDIT)
 
 
 def assert_assignable(state: State, member_id: str) -> Record:
@@ -102,15 +107,6 @@ def assert_dependencies_resolved(state: State, item: Record) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Audit
-
-
-def audit(state: State, acting: Record, action: str, entity_type: str, entity_id: str, detail: str) -> None:
-    """Write the tool's single audit entry (its last state change)."""
-    record_audit(state, acting["id"], action, entity_type, entity_id, detail)
-
-
-# ---------------------------------------------------------------------------------------------
 # Projections
 
 
@@ -138,10 +134,9 @@ def member_summary(state: State, member: Record) -> Record:
 
 
 def team_summary(state: State, team: Record) -> Record:
+    """A team's stored fields, its lead's name and how many members it has (of every status)."""
     return {
-        "id": team["id"],
-        "name": team["name"],
-        "leadId": team["leadId"],
+        **kit.pick(team, TEAMS.fields),
         "leadName": name_of(state, "members", team["leadId"]),
         "memberCount": len(members_for_team(state, team["id"])),
     }
@@ -214,11 +209,8 @@ def work_item_summary(state: State, item: Record) -> Record:
     }
 
 
-def workflow_state_summary(wfs: Record) -> Record:
-    return kit.pick(wfs, WORKFLOW_STATES.fields)
-
-
 def time_log_summary(state: State, log: Record) -> Record:
+    """A time log with the title of its work item and the name of its member."""
     return {
         "id": log["id"],
         "workItemId": log["workItemId"],
@@ -235,3 +227,14 @@ def comment_with_author(state: State, comment: Record) -> Record:
     out = dict(comment)
     out["authorName"] = name_of(state, "members", comment["authorId"])
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Write tools per collection: the input key of the record's id, and the summary a result shows
+
+MEMBER = WRITES.on(MEMBERS, "memberId", member_summary)
+TEAM = WRITES.on(TEAMS, "teamId", team_summary)
+PROJECT = WRITES.on(PROJECTS, "projectId", project_summary)
+SPRINT = WRITES.on(SPRINTS, "sprintId", sprint_summary)
+ITEM = WRITES.on(WORK_ITEMS, "workItemId", work_item_summary)
+TIME_LOG = WRITES.on(TIME_LOGS, "timeLogId", time_log_summary)

@@ -4,49 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, kit
+from silo_gym import kit
 
-from ..state import (
-    MEMBERS,
-    TEAMS,
-    State,
-    is_done,
-    load_for,
-    members_for_team,
-    next_id,
-    work_items_for_assignee,
-)
-from .contract import C, actor_prop, schema
-from .helpers import (
-    actor,
-    assert_assignable,
-    audit,
-    member_summary,
-    team_summary,
-    work_item_summary,
-)
+from ..state import MEMBERS, TEAMS, State, is_done, load_for, members_for_team, work_items_for_assignee
+from .contract import C
+from .helpers import MEMBER, TEAM, assert_assignable, member_summary, team_summary, work_item_summary
 
 ROLES = ("engineer", "lead", "manager")
-
-Args = dict[str, Any]
 
 
 # ---------------------------------------------------------------------------------------------
 # Members
 
 
-list_members = kit.list_tool(
-    name="list_members",
-    description=(
-        "List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, "
-        "email, role, team, weeklyCapacityPoints, assignedPoints (estimate points of the unfinished "
-        "work items assigned to them), remainingCapacityPoints (capacity minus assigned; negative "
-        "when over-committed), overCapacity and active. Deactivated members have left: they cannot "
-        "act or take new work. Read-only."
-    ),
-    collection=MEMBERS,
-    summary=member_summary,
-    filters={
+@MEMBER.list
+def list_members() -> dict[str, kit.Filter]:
+    """List the people in the tracker, sorted by id, one page at a time. Each entry gives id, name, email,
+    role, team, weeklyCapacityPoints, assignedPoints (estimate points of the unfinished work items assigned
+    to them), remainingCapacityPoints (capacity minus assigned; negative when over-committed), overCapacity
+    and active. Deactivated members have left: they cannot act or take new work. Read-only."""
+    return {
         "role": kit.Filter(kit.Enum(ROLES, "Only members with this role."), field="role"),
         "teamId": kit.Filter(kit.String("Only members of this team id (for example TEAM-001)."), link="teamId"),
         "activeOnly": kit.Filter(kit.Boolean("When true, leave out deactivated members."), field="active"),
@@ -54,28 +31,25 @@ list_members = kit.list_tool(
             kit.Boolean("When true, only members whose assigned points exceed their weekly capacity."),
             test=lambda state, m, v: load_for(state, m["id"]) > m["weeklyCapacityPoints"],
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_members = kit.list_tool(
-    name="search_members",
-    description=(
-        "Find members whose id, name or email contains the query text (case-insensitive). Returns a "
-        "page of member entries, as list_members gives them, sorted by id. Read-only."
-    ),
-    collection=MEMBERS,
-    summary=member_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example part of a person's name.", lambda s, m: (m["id"], m["name"], m["email"])
-    )},
-    contract=C,
-)
+@MEMBER.list
+def search_members() -> dict[str, kit.Filter]:
+    """Find members whose id, name or email contains the query text (case-insensitive). Returns a page of
+    member entries, as list_members gives them, sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example part of a person's name.",
+            lambda s, m: (m["id"], m["name"], m["email"]),
+        )
+    }
 
 
-def _get_member(state: State, args: Args) -> Any:
-    member = MEMBERS.require(state, C.read_string(args, "memberId"))
+@MEMBER.get("The member's id, for example MEM-002.")
+def get_member(state: State, member: kit.Record) -> Any:
+    """Get one member by id with their capacity figures, openWorkItemCount and every work item assigned to
+    them (finished or not), sorted by id. Read-only."""
     items = work_items_for_assignee(state, member["id"])
     out = member_summary(state, member)
     out["openWorkItemCount"] = sum(1 for i in items if not is_done(state, i))
@@ -83,258 +57,126 @@ def _get_member(state: State, args: Args) -> Any:
     return out
 
 
-get_member = kit.read_tool(
-    name="get_member",
-    description=(
-        "Get one member by id with their capacity figures, openWorkItemCount and every work item "
-        "assigned to them (finished or not), sorted by id. Read-only."
-    ),
-    input_schema=schema(
-        {"memberId": C.string_prop("The member's id, for example MEM-002.")}, required=["memberId"]
-    ),
-    run=_get_member,
+@MEMBER.create(
+    {
+        "name": kit.String("Full name, for example Jamie Rivera.", required=True),
+        "email": kit.String("E-mail address.", required=True),
+        "role": kit.Enum(ROLES, "The member's role.", required=True),
+        "weeklyCapacityPoints": kit.Integer(
+            "How many estimate points of work the member can carry at once.", required=True, minimum=0
+        ),
+        "teamId": kit.String("Team to join (for example TEAM-001); leave out for no team."),
+    },
 )
-
-
-def _create_member(state: State, args: Args) -> Any:
-    acting = actor(state, args)
+def create_member(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Add a new, active member. Give their name, email, role and weekly capacity in estimate points, and
+    optionally the team they join (the team must exist). Returns the new member. Recorded in the audit log
+    under actorMemberId."""
     team_id = C.read_optional_string(args, "teamId")
-    if team_id is not None:
-        TEAMS.require(state, team_id)
-    member_id = next_id(state, "MEM")
-    name = C.read_string(args, "name")
-    email = C.read_string(args, "email")
-    role = C.read_enum(args, "role", ROLES)
-    capacity = C.read_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
+    TEAMS.require_given(state, team_id)
     member = {
-        "id": member_id,
-        "name": name,
-        "email": email,
-        "role": role,
+        "id": MEMBERS.new_id(state),
+        "name": C.read_string(args, "name"),
+        "email": C.read_string(args, "email"),
+        "role": C.read_enum(args, "role", ROLES),
         "teamId": team_id,
-        "weeklyCapacityPoints": capacity,
+        "weeklyCapacityPoints": C.read_number(args, "weeklyCapacityPoints", integer=True, minimum=0),
         "active": True,
     }
-    state["members"][member_id] = member
-    audit(state, acting, "create_member", "member", member_id, f"Added {name}.")
-    return {"created": member_summary(state, member)}
+    return member, f"Added {member['name']}."
 
 
-create_member = kit.write_tool(
-    name="create_member",
-    description=(
-        "Add a new, active member. Give their name, email, role and weekly capacity in estimate "
-        "points, and optionally the team they join (the team must exist). Returns the new member. "
-        "Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "name": C.string_prop("Full name, for example Jamie Rivera."),
-            "email": C.string_prop("E-mail address."),
-            "role": C.enum_prop(ROLES, "The member's role."),
-            "weeklyCapacityPoints": C.integer_prop(
-                "How many estimate points of work the member can carry at once.", minimum=0
-            ),
-            "teamId": C.string_prop("Team to join (for example TEAM-001); leave out for no team."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["name", "email", "role", "weeklyCapacityPoints", "actorMemberId"],
-    ),
-    run=_create_member,
+@MEMBER.change(
+    "The member to change, for example MEM-002.",
+    {
+        "role": kit.Enum(ROLES, "New role."),
+        "teamId": kit.String("New team id, for example TEAM-002."),
+        "weeklyCapacityPoints": kit.Integer("New weekly capacity in estimate points.", minimum=0),
+    },
 )
-
-
-def _update_member(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    member = MEMBERS.require(state, C.read_string(args, "memberId"))
+def update_member(state: State, acting: kit.Record, member: kit.Record, args: kit.Args) -> str:
+    """Change a member's role, team or weekly capacity; leave out what should stay. Deactivated members can be
+    updated too. The team must exist, and it is checked only after the role and capacity were written.
+    Recorded in the audit log under actorMemberId."""
     role = C.read_optional_enum(args, "role", ROLES)
     team_id = C.read_optional_string(args, "teamId")
     capacity = C.read_optional_number(args, "weeklyCapacityPoints", integer=True, minimum=0)
-    if role is not None:
-        member["role"] = role
-    if capacity is not None:
-        member["weeklyCapacityPoints"] = capacity
+    kit.set_given(member, {"role": role, "weeklyCapacityPoints": capacity})
     if team_id is not None:
         TEAMS.require(state, team_id)  # refused after the writes above (§6.6)
         MEMBERS.set_link(state, member, "teamId", team_id)
-    audit(state, acting, "update_member", "member", member["id"], f"Updated {member['name']}.")
-    return {"updated": member_summary(state, member)}
+    return f"Updated {member['name']}."
 
 
-update_member = kit.write_tool(
-    name="update_member",
-    description=(
-        "Change a member's role, team or weekly capacity; leave out what should stay. Deactivated "
-        "members can be updated too. The team must exist, and it is checked only after the role and "
-        "capacity were written. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "memberId": C.string_prop("The member to change, for example MEM-002."),
-            "role": C.enum_prop(ROLES, "New role."),
-            "teamId": C.string_prop("New team id, for example TEAM-002."),
-            "weeklyCapacityPoints": C.integer_prop("New weekly capacity in estimate points.", minimum=0),
-            "actorMemberId": actor_prop(),
-        },
-        required=["memberId", "actorMemberId"],
-    ),
-    run=_update_member,
-)
-
-
-def _deactivate_member(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    member = MEMBERS.require(state, C.read_string(args, "memberId"))
+@MEMBER.change("The member who left, for example MEM-002.")
+def deactivate_member(state: State, acting: kit.Record, member: kit.Record, args: kit.Args) -> kit.Detail:
+    """Mark a member as having left. Their unfinished work stays assigned to them (reassign it separately);
+    the result lists those work item ids. A member who is already deactivated is refused. Recorded in the
+    audit log under actorMemberId."""
     if not member["active"]:
-        raise ToolError("conflict", f"{member['id']} ({member['name']}) is already deactivated.")
+        raise kit.conflict(f"{member['id']} ({member['name']}) is already deactivated.")
     member["active"] = False
     open_ids = [i["id"] for i in work_items_for_assignee(state, member["id"]) if not is_done(state, i)]
-    audit(
-        state,
-        acting,
-        "deactivate_member",
-        "member",
-        member["id"],
-        f"Deactivated {member['name']} with {len(open_ids)} open item(s) still assigned.",
-    )
-    return {"updated": member_summary(state, member), "openWorkItemIds": open_ids}
+    detail = f"Deactivated {member['name']} with {len(open_ids)} open item(s) still assigned."
+    return detail, {"openWorkItemIds": open_ids}
 
 
-deactivate_member = kit.write_tool(
-    name="deactivate_member",
-    description=(
-        "Mark a member as having left. Their unfinished work stays assigned to them (reassign it "
-        "separately); the result lists those work item ids. A member who is already deactivated is "
-        "refused. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {"memberId": C.string_prop("The member who left, for example MEM-002."), "actorMemberId": actor_prop()},
-        required=["memberId", "actorMemberId"],
-    ),
-    run=_deactivate_member,
-)
-
-
-def _reactivate_member(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    member = MEMBERS.require(state, C.read_string(args, "memberId"))
+@MEMBER.change("The member returning, for example MEM-002.")
+def reactivate_member(state: State, acting: kit.Record, member: kit.Record, args: kit.Args) -> str:
+    """Bring a deactivated member back, so they can act and take work again. An active member is refused.
+    Recorded in the audit log under actorMemberId."""
     if member["active"]:
-        raise ToolError("conflict", f"{member['id']} ({member['name']}) is already active.")
+        raise kit.conflict(f"{member['id']} ({member['name']}) is already active.")
     member["active"] = True
-    audit(state, acting, "reactivate_member", "member", member["id"], f"Reactivated {member['name']}.")
-    return {"updated": member_summary(state, member)}
-
-
-reactivate_member = kit.write_tool(
-    name="reactivate_member",
-    description=(
-        "Bring a deactivated member back, so they can act and take work again. An active member is "
-        "refused. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "memberId": C.string_prop("The member returning, for example MEM-002."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["memberId", "actorMemberId"],
-    ),
-    run=_reactivate_member,
-)
+    return f"Reactivated {member['name']}."
 
 
 # ---------------------------------------------------------------------------------------------
 # Teams
 
 
-list_teams = kit.list_tool(
-    name="list_teams", description=(
-        "List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) "
-        "and memberCount (members of every status). Read-only."
-    ), collection=TEAMS, summary=team_summary, contract=C
-)
+@TEAM.list
+def list_teams() -> dict[str, kit.Filter]:
+    """List the teams, sorted by id, one page at a time, each with its id, name, lead (id and name) and
+    memberCount (members of every status). Read-only."""
+    return {}
 
 
-def _get_team(state: State, args: Args) -> Any:
-    team = TEAMS.require(state, C.read_string(args, "teamId"))
+@TEAM.get("The team's id, for example TEAM-001.")
+def get_team(state: State, team: kit.Record) -> Any:
+    """Get one team by id with all of its members (active or not, sorted by id) and their capacity figures.
+    Read-only."""
     out = team_summary(state, team)
     out["members"] = [member_summary(state, m) for m in members_for_team(state, team["id"])]
     return out
 
 
-get_team = kit.read_tool(
-    name="get_team",
-    description=(
-        "Get one team by id with all of its members (active or not, sorted by id) and their capacity "
-        "figures. Read-only."
-    ),
-    input_schema=schema({"teamId": C.string_prop("The team's id, for example TEAM-001.")}, required=["teamId"]),
-    run=_get_team,
+@TEAM.create(
+    {
+        "name": kit.String("The team's name.", required=True),
+        "leadId": kit.String("An active member to lead it, for example MEM-001."),
+    },
 )
-
-
-def _create_team(state: State, args: Args) -> Any:
-    acting = actor(state, args)
+def create_team(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Create a team with a name and, optionally, an active lead. The lead's own team is not changed. Recorded
+    in the audit log under actorMemberId."""
     lead_id = C.read_optional_string(args, "leadId")
     if lead_id is not None:
         assert_assignable(state, lead_id)
-    team_id = next_id(state, "TEAM")
-    name = C.read_string(args, "name")
-    team = {"id": team_id, "name": name, "leadId": lead_id}
-    state["teams"][team_id] = team
-    audit(state, acting, "create_team", "team", team_id, f"Created {name}.")
-    return {"created": team_summary(state, team)}
+    team = {"id": TEAMS.new_id(state), "name": C.read_string(args, "name"), "leadId": lead_id}
+    return team, f"Created {team['name']}."
 
 
-create_team = kit.write_tool(
-    name="create_team",
-    description=(
-        "Create a team with a name and, optionally, an active lead. The lead's own team is not "
-        "changed. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "name": C.string_prop("The team's name."),
-            "leadId": C.string_prop("An active member to lead it, for example MEM-001."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["name", "actorMemberId"],
-    ),
-    run=_create_team,
+@TEAM.change(
+    "The team, for example TEAM-001.",
+    {"newLeadId": kit.String("The active member who takes over, for example MEM-003.", required=True)},
 )
-
-
-def _reassign_team_lead(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    team = TEAMS.require(state, C.read_string(args, "teamId"))
+def reassign_team_lead(state: State, acting: kit.Record, team: kit.Record, args: kit.Args) -> str:
+    """Make another active member the lead of a team. Naming the current lead is refused. Recorded in the
+    audit log under actorMemberId."""
     new_lead = assert_assignable(state, C.read_string(args, "newLeadId"))
     if team["leadId"] == new_lead["id"]:
-        raise ToolError("conflict", f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
+        raise kit.conflict(f"{team['id']} is already led by {new_lead['id']} ({new_lead['name']}).")
     previous = team["leadId"]
     team["leadId"] = new_lead["id"]
-    audit(
-        state,
-        acting,
-        "reassign_team_lead",
-        "team",
-        team["id"],
-        f"Lead changed from {previous if previous is not None else 'nobody'} to {new_lead['id']}.",
-    )
-    return {"updated": team_summary(state, team)}
-
-
-reassign_team_lead = kit.write_tool(
-    name="reassign_team_lead",
-    description=(
-        "Make another active member the lead of a team. Naming the current lead is refused. "
-        "Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "teamId": C.string_prop("The team, for example TEAM-001."),
-            "newLeadId": C.string_prop("The active member who takes over, for example MEM-003."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["teamId", "newLeadId", "actorMemberId"],
-    ),
-    run=_reassign_team_lead,
-)
+    return f"Lead changed from {previous if previous is not None else 'nobody'} to {new_lead['id']}."

@@ -10,7 +10,6 @@ from silo_gym import kit
 from ..state import (
     MEMBERS,
     PROJECTS,
-    SPRINTS,
     State,
     days_between,
     days_in_status,
@@ -32,35 +31,38 @@ from ..state import (
     work_items_for_sprint,
 )
 from .contract import C, schema
-from .helpers import name_of
-
-Args = dict[str, Any]
-Record = dict[str, Any]
+from .helpers import PROJECT, SPRINT, name_of
 
 
-def _items_by_id(state: State) -> list[Record]:
+def _items_by_id(state: State) -> list[kit.Record]:
     return sorted(state["workItems"].values(), key=lambda i: i["id"])
 
 
-def _optional_project(state: State, args: Args) -> str | None:
+def _optional_project(state: State, args: kit.Args) -> str | None:
     project_id = C.read_optional_string(args, "projectId")
     if project_id is not None:
         PROJECTS.require(state, project_id)
     return project_id
 
 
-def _sprint_burndown(state: State, args: Args) -> Any:
-    sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
+_HEADING = ("name", "projectId", "status", "startDate", "endDate")
+
+
+def _sprint_heading(sprint: kit.Record) -> kit.Record:
+    """The fields a sprint's report starts with: its id as ``sprintId``, name, project, status and dates."""
+    return {"sprintId": sprint["id"], **kit.pick(sprint, _HEADING)}
+
+
+@SPRINT.get("The sprint, for example SPR-002.")
+def sprint_burndown(state: State, sprint: kit.Record) -> Any:
+    """Progress of one sprint: scopePoints, completedPoints (estimates of done items), remainingPoints,
+    percentComplete (one decimal; null for an empty sprint), daysRemaining until its end date, and the
+    unfinished items with their state, owner, estimate and whether they are blocked. Read-only."""
     sprint_id = sprint["id"]
     scope = scope_for_sprint(state, sprint_id)
     completed = velocity_for_sprint(state, sprint_id)
     return {
-        "sprintId": sprint_id,
-        "name": sprint["name"],
-        "projectId": sprint["projectId"],
-        "status": sprint["status"],
-        "startDate": sprint["startDate"],
-        "endDate": sprint["endDate"],
+        **_sprint_heading(sprint),
         "daysRemaining": days_between(state["now"], sprint["endDate"]),
         "scopePoints": scope,
         "completedPoints": completed,
@@ -82,20 +84,7 @@ def _sprint_burndown(state: State, args: Args) -> Any:
     }
 
 
-sprint_burndown = kit.read_tool(
-    name="sprint_burndown",
-    description=(
-        "Progress of one sprint: scopePoints, completedPoints (estimates of done items), "
-        "remainingPoints, percentComplete (one decimal; null for an empty sprint), daysRemaining "
-        "until its end date, and the unfinished items with their state, owner, estimate and whether "
-        "they are blocked. Read-only."
-    ),
-    input_schema=schema({"sprintId": C.string_prop("The sprint, for example SPR-002.")}, required=["sprintId"]),
-    run=_sprint_burndown,
-)
-
-
-def _member_load(state: State, args: Args) -> Any:
+def _member_load(state: State, args: kit.Args) -> Any:
     team_id = C.read_optional_string(args, "teamId")
     active_only = C.read_boolean(args, "activeOnly")
     rows = []
@@ -139,7 +128,7 @@ member_load = kit.read_tool(
 )
 
 
-def _blocked_items(state: State, args: Args) -> Any:
+def _blocked_items(state: State, args: kit.Args) -> Any:
     project_id = _optional_project(state, args)
     items = [
         i
@@ -188,7 +177,7 @@ blocked_items = kit.read_tool(
 )
 
 
-def _overdue_items(state: State, args: Args) -> Any:
+def _overdue_items(state: State, args: kit.Args) -> Any:
     project_id = _optional_project(state, args)
     active_only = C.read_boolean(args, "activeAssigneesOnly")
     members = state["members"]
@@ -261,7 +250,7 @@ overdue_items = kit.read_tool(
 )
 
 
-def _velocity_report(state: State, args: Args) -> Any:
+def _velocity_report(state: State, args: kit.Args) -> Any:
     project_id = _optional_project(state, args)
     completed_only = C.read_boolean(args, "completedOnly")
     rows = []
@@ -273,12 +262,7 @@ def _velocity_report(state: State, args: Args) -> Any:
         unfinished = [i for i in work_items_for_sprint(state, s["id"]) if not is_done(state, i)]
         rows.append(
             {
-                "sprintId": s["id"],
-                "name": s["name"],
-                "projectId": s["projectId"],
-                "status": s["status"],
-                "startDate": s["startDate"],
-                "endDate": s["endDate"],
+                **_sprint_heading(s),
                 "scopePoints": scope_for_sprint(state, s["id"]),
                 "deliveredPoints": velocity_for_sprint(state, s["id"]),
                 "carriedOverPoints": sum(i["estimatePoints"] for i in unfinished),
@@ -314,8 +298,10 @@ velocity_report = kit.read_tool(
 )
 
 
-def _project_time_report(state: State, args: Args) -> Any:
-    project = PROJECTS.require(state, C.read_string(args, "projectId"))
+@PROJECT.get("The project, for example PROJ-001.")
+def project_time_report(state: State, project: kit.Record) -> Any:
+    """Hours logged on one project's work items by everyone: totalHours, a breakdown per member and per work
+    item (items with hours only). Read-only."""
     items = work_items_for_project(state, project["id"])
     logs = [log for i in items for log in time_logs_for_work_item(state, i["id"])]
     sums: dict[str, float] = {}
@@ -338,29 +324,16 @@ def _project_time_report(state: State, args: Args) -> Any:
     }
 
 
-project_time_report = kit.read_tool(
-    name="project_time_report",
-    description=(
-        "Hours logged on one project's work items by everyone: totalHours, a breakdown per member "
-        "and per work item (items with hours only). Read-only."
-    ),
-    input_schema=schema(
-        {"projectId": C.string_prop("The project, for example PROJ-001.")}, required=["projectId"]
-    ),
-    run=_project_time_report,
-)
-
-
-def _workload_forecast(state: State, args: Args) -> Any:
+def _workload_forecast(state: State, args: kit.Args) -> Any:
     members = state["members"]
     rows = []
     for p in sorted(state["projects"].values(), key=lambda p: p["id"]):
         open_items = [i for i in work_items_for_project(state, p["id"]) if not is_done(state, i)]
 
-        def points(keep: Any, items: list[Record] = open_items) -> int:
+        def points(keep: Any, items: list[kit.Record] = open_items) -> int:
             return sum(i["estimatePoints"] for i in items if keep(i))
 
-        def inactive(i: Record) -> bool:
+        def inactive(i: kit.Record) -> bool:
             if i["assigneeId"] is None:
                 return False
             m = members.get(i["assigneeId"])
@@ -394,7 +367,7 @@ workload_forecast = kit.read_tool(
 )
 
 
-def _member_capacity_check(state: State, args: Args) -> Any:
+def _member_capacity_check(state: State, args: kit.Args) -> Any:
     member = MEMBERS.require(state, C.read_string(args, "memberId"))
     extra = args["additionalPoints"]
     load = load_for(state, member["id"])

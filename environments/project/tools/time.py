@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from silo_gym import ToolError, format_number, kit
+from silo_gym import format_number, kit
 
 from ..state import (
     MEMBERS,
@@ -13,19 +13,16 @@ from ..state import (
     State,
     hours_on_work_item,
     is_done,
-    next_id,
     round1_plain,
     time_logs_for_member,
     time_logs_for_work_item,
     total_hours_for,
 )
-from .contract import C, actor_prop, paginate_ids, schema
-from .helpers import actor, audit, name_of, time_log_summary
+from .contract import C, paginate_ids, schema
+from .helpers import ITEM, MEMBER, TIME_LOG, name_of, time_log_summary
 
 MIN_HOURS = 0.1
 MAX_HOURS = 24
-
-Args = dict[str, Any]
 
 
 def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, float]]:
@@ -37,50 +34,32 @@ def _grouped_hours(logs: list[dict[str, Any]], key: str) -> list[tuple[str, floa
     return [(k, round1_plain(sums[k])) for k in sorted(sums)]
 
 
-def _log_time(state: State, args: Args) -> Any:
-    acting = actor(state, args)
+@TIME_LOG.create(
+    {
+        "workItemId": kit.String("The work item, for example WI-005.", required=True),
+        "memberId": kit.String("Who did the work, for example MEM-003.", required=True),
+        "hours": kit.Number("Hours spent.", required=True, minimum=MIN_HOURS, maximum=MAX_HOURS),
+        "date": kit.Date("Day the work was done, YYYY-MM-DD; today when left out."),
+    },
+)
+def log_time(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless date is
+    given). Time may be logged for a deactivated member. Returns the new log and the item's total hours.
+    Recorded in the audit log under actorMemberId."""
     item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     member = MEMBERS.require(state, C.read_string(args, "memberId"))
     if is_done(state, item):
-        raise ToolError("not_allowed", f"{item['id']} is done; time cannot be logged against it.")
-    log_id = next_id(state, "TL")
+        raise kit.not_allowed(f"{item['id']} is done; time cannot be logged against it.")
+    log_id = TIME_LOGS.new_id(state)
     day = C.read_optional_date(args, "date", state["now"])
     hours = C.read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
     log = {"id": log_id, "workItemId": item["id"], "memberId": member["id"], "date": day, "hours": hours}
-    state["timeLogs"][log_id] = log
-    audit(
-        state,
-        acting,
-        "log_time",
-        "time_log",
-        log_id,
-        f"{member['name']} logged {format_number(hours)}h on {item['id']}.",
-    )
-    return {"created": time_log_summary(state, log), "hoursOnWorkItem": hours_on_work_item(state, item["id"])}
+    state["timeLogs"][log_id] = log  # stored before the item's hours are summed
+    detail = f"{member['name']} logged {format_number(hours)}h on {item['id']}."
+    return log, (detail, {"hoursOnWorkItem": hours_on_work_item(state, item["id"])})
 
 
-log_time = kit.write_tool(
-    name="log_time",
-    description=(
-        "Record hours a member spent on an unfinished work item (0.1 to 24 hours, dated today unless "
-        "date is given). Time may be logged for a deactivated member. Returns the new log and the "
-        "item's total hours. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The work item, for example WI-005."),
-            "memberId": C.string_prop("Who did the work, for example MEM-003."),
-            "hours": C.number_prop("Hours spent.", minimum=MIN_HOURS, maximum=MAX_HOURS),
-            "date": C.date_prop("Day the work was done, YYYY-MM-DD; today when left out."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "memberId", "hours", "actorMemberId"],
-    ),
-    run=_log_time,
-)
-
-
-def _list_time_logs(state: State, args: Args) -> Any:
+def _list_time_logs(state: State, args: kit.Args) -> Any:
     item_id = C.read_optional_string(args, "workItemId")
     member_id = C.read_optional_string(args, "memberId")
     start = C.read_optional_date(args, "from")
@@ -123,48 +102,26 @@ list_time_logs = kit.read_tool(
 )
 
 
-def _update_time_log(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    log_id = C.read_string(args, "timeLogId")
-    log = state["timeLogs"].get(log_id)
-    if log is None:
-        raise ToolError("not_found", f'Time log "{log_id}" was not found.')
+@TIME_LOG.change(
+    "The log to correct, for example TL-004.",
+    {
+        "hours": kit.Number("Corrected hours.", minimum=MIN_HOURS, maximum=MAX_HOURS),
+        "date": kit.Date("Corrected day, YYYY-MM-DD."),
+    },
+)
+def update_time_log(state: State, acting: kit.Record, log: kit.Record, args: kit.Args) -> str:
+    """Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date is refused
+    after new hours were written. Recorded in the audit log under actorMemberId."""
     if args.get("hours") is not None:
         log["hours"] = C.read_number(args, "hours", minimum=MIN_HOURS, maximum=MAX_HOURS)
     if args.get("date") is not None:
         log["date"] = C.read_date(args, "date")  # refused after the hours were written (§6.6)
-    audit(
-        state,
-        acting,
-        "update_time_log",
-        "time_log",
-        log["id"],
-        f"Corrected {log['id']} to {format_number(log['hours'])}h on {log['date']}.",
-    )
-    return {"updated": time_log_summary(state, log)}
+    return f"Corrected {log['id']} to {format_number(log['hours'])}h on {log['date']}."
 
 
-update_time_log = kit.write_tool(
-    name="update_time_log",
-    description=(
-        "Correct a time log's hours (0.1 to 24) or date; leave out what should stay. A malformed date "
-        "is refused after new hours were written. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "timeLogId": C.string_prop("The log to correct, for example TL-004."),
-            "hours": C.number_prop("Corrected hours.", minimum=MIN_HOURS, maximum=MAX_HOURS),
-            "date": C.date_prop("Corrected day, YYYY-MM-DD."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["timeLogId", "actorMemberId"],
-    ),
-    run=_update_time_log,
-)
-
-
-def _member_time_summary(state: State, args: Args) -> Any:
-    member = MEMBERS.require(state, C.read_string(args, "memberId"))
+@MEMBER.get("The member, for example MEM-002.")
+def member_time_summary(state: State, member: kit.Record) -> Any:
+    """Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."""
     logs = time_logs_for_member(state, member["id"])
     return {
         "memberId": member["id"],
@@ -177,18 +134,9 @@ def _member_time_summary(state: State, args: Args) -> Any:
     }
 
 
-member_time_summary = kit.read_tool(
-    name="member_time_summary",
-    description=(
-        "Total hours a member has logged, with a breakdown per work item (sorted by work item id). Read-only."
-    ),
-    input_schema=schema({"memberId": C.string_prop("The member, for example MEM-002.")}, required=["memberId"]),
-    run=_member_time_summary,
-)
-
-
-def _work_item_time_summary(state: State, args: Args) -> Any:
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+@ITEM.get("The work item, for example WI-003.")
+def work_item_time_summary(state: State, item: kit.Record) -> Any:
+    """Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."""
     logs = time_logs_for_work_item(state, item["id"])
     return {
         "workItemId": item["id"],
@@ -200,14 +148,3 @@ def _work_item_time_summary(state: State, args: Args) -> Any:
         ],
     }
 
-
-work_item_time_summary = kit.read_tool(
-    name="work_item_time_summary",
-    description=(
-        "Total hours logged on a work item, with a breakdown per member (sorted by member id). Read-only."
-    ),
-    input_schema=schema(
-        {"workItemId": C.string_prop("The work item, for example WI-003.")}, required=["workItemId"]
-    ),
-    run=_work_item_time_summary,
-)

@@ -21,27 +21,21 @@ from ..state import (
     time_logs_for_work_item,
     workflow_states_in_order,
 )
-from .contract import C, actor_prop, schema, state_id_prop
+from .contract import C
 from .helpers import (
+    ITEM,
+    WRITES,
     actor,
     assert_assignable,
     assert_dependencies_resolved,
     assert_within_capacity,
-    audit,
     comment_with_author,
     time_log_summary,
     work_item_summary,
-    workflow_state_summary,
 )
 
 TYPES = ("epic", "story", "bug", "task")
 PRIORITIES = ("low", "medium", "high", "urgent")
-
-Args = dict[str, Any]
-
-
-def _updated(state: State, item: dict[str, Any]) -> dict[str, Any]:
-    return {"updated": work_item_summary(state, item)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -56,23 +50,19 @@ list_workflow_states = kit.catalog_tool(
         "only). Work items store the state's id in their status field. Read-only."
     ),
     collection=WORKFLOW_STATES,
-    summary=lambda state, wfs: workflow_state_summary(wfs),
+    summary=lambda state, wfs: kit.pick(wfs, WORKFLOW_STATES.fields),
 )
 
 
-list_work_items = kit.list_tool(
-    name="list_work_items",
-    description=(
-        "List work items, sorted by id, one page at a time; every filter given must hold (none of "
-        "the ids is checked for existence). Each entry gives title, type, status (a workflow state "
-        "id) and statusName, done, priority, assignee, project and its key, sprint, estimatePoints, "
-        "dates, daysInStatus, dueDate, overdue (not done and due before today), parentId, dependsOn, "
-        "blocked and unresolvedDependencies (dependencies that are not done yet) and commentCount. "
-        "Use total for counts; use a larger limit or offset to see more than one page. Read-only."
-    ),
-    collection=WORK_ITEMS,
-    summary=work_item_summary,
-    filters={
+@ITEM.list
+def list_work_items() -> dict[str, kit.Filter]:
+    """List work items, sorted by id, one page at a time; every filter given must hold (none of the ids is
+    checked for existence). Each entry gives title, type, status (a workflow state id) and statusName,
+    done, priority, assignee, project and its key, sprint, estimatePoints, dates, daysInStatus, dueDate,
+    overdue (not done and due before today), parentId, dependsOn, blocked and unresolvedDependencies
+    (dependencies that are not done yet) and commentCount. Use total for counts; use a larger limit or
+    offset to see more than one page. Read-only."""
+    return {
         "projectId": kit.Filter(kit.String("Only items of this project id."), link="projectId"),
         "sprintId": kit.Filter(kit.String("Only items in this sprint id."), link="sprintId"),
         "assigneeId": kit.Filter(kit.String("Only items assigned to this member id."), link="assigneeId"),
@@ -93,28 +83,24 @@ list_work_items = kit.list_tool(
             kit.Boolean("When true, only unfinished items whose due date has passed."),
             test=lambda state, i, v: is_overdue(state, i),
         ),
-    },
-    contract=C,
-)
+    }
 
 
-search_work_items = kit.list_tool(
-    name="search_work_items",
-    description=(
-        "Find work items whose id or title contains the query text (case-insensitive). Returns a "
-        "page of work item entries, as list_work_items gives them, sorted by id. Read-only."
-    ),
-    collection=WORK_ITEMS,
-    summary=work_item_summary,
-    filters={"query": kit.search_filter(
-        "Text to look for, for example words of a title.", lambda s, item: (item["id"], item["title"])
-    )},
-    contract=C,
-)
+@ITEM.list
+def search_work_items() -> dict[str, kit.Filter]:
+    """Find work items whose id or title contains the query text (case-insensitive). Returns a page of work
+    item entries, as list_work_items gives them, sorted by id. Read-only."""
+    return {
+        "query": kit.search_filter(
+            "Text to look for, for example words of a title.", lambda s, item: (item["id"], item["title"])
+        )
+    }
 
 
-def _get_work_item(state: State, args: Args) -> Any:
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+@ITEM.get("The work item's id, for example WI-003.")
+def get_work_item(state: State, item: kit.Record) -> Any:
+    """Get one work item by id with its full entry, its comments (oldest first, with author names), the ids of
+    its child items, hoursLogged and its time logs. Read-only."""
     out = work_item_summary(state, item)
     out["comments"] = [comment_with_author(state, c) for c in item["comments"]]
     out["children"] = WORK_ITEMS.linked_ids(state, "parentId", item["id"], sort=True)
@@ -123,37 +109,39 @@ def _get_work_item(state: State, args: Args) -> Any:
     return out
 
 
-get_work_item = kit.read_tool(
-    name="get_work_item",
-    description=(
-        "Get one work item by id with its full entry, its comments (oldest first, with author "
-        "names), the ids of its child items, hoursLogged and its time logs. Read-only."
-    ),
-    input_schema=schema(
-        {"workItemId": C.string_prop("The work item's id, for example WI-003.")}, required=["workItemId"]
-    ),
-    run=_get_work_item,
-)
-
-
 # ---------------------------------------------------------------------------------------------
 # Creating and editing
 
 
-def _create_work_item(state: State, args: Args) -> Any:
-    acting = actor(state, args)
+@ITEM.create(
+    {
+        "title": kit.String("Short title.", required=True),
+        "type": kit.Enum(TYPES, "Kind of work.", required=True),
+        "projectId": kit.String("The project, for example PROJ-001.", required=True),
+        "estimatePoints": kit.Integer("Estimate in points.", required=True, minimum=0),
+        "priority": kit.Enum(PRIORITIES, "Priority; medium when left out.", schema_default="medium"),
+        "assigneeId": kit.String("Active member to own it, for example MEM-002."),
+        "sprintId": kit.String("Sprint of the same project to put it in."),
+        "status": kit.String("Workflow state id to start in (see list_workflow_states)."),
+        "dueDate": kit.Date("Due date, YYYY-MM-DD."),
+        "parentId": kit.String("Parent work item id, for example an epic."),
+    },
+)
+def create_work_item(state: State, acting: kit.Record, args: kit.Args) -> Any:
+    """Create a work item in a project that is not completed. It starts in the first workflow state unless
+    status names another. An assignee must be active and, unless the item starts done, have room for its
+    estimate within their weekly capacity; a sprint must belong to the same project; a parent must exist.
+    Recorded in the audit log under actorMemberId."""
     project = PROJECTS.require(state, C.read_string(args, "projectId"))
     if project["status"] == "completed":
-        raise ToolError(
-            "not_allowed", f"Project {project['id']} is completed; no new work can be added to it."
-        )
+        raise kit.not_allowed(f"Project {project['id']} is completed; no new work can be added to it.")
     status_id = C.read_optional_string(args, "status")
     if status_id is not None:
         start = WORKFLOW_STATES.require(state, status_id)
     else:
         ordered = workflow_states_in_order(state)
         if not ordered:
-            raise ToolError("invalid_state", "The workflow has no states to start from.")
+            raise kit.invalid_state("The workflow has no states to start from.")
         start = ordered[0]
     estimate = C.read_number(args, "estimatePoints", integer=True, minimum=0)
     assignee_id = C.read_optional_string(args, "assigneeId")
@@ -163,89 +151,58 @@ def _create_work_item(state: State, args: Args) -> Any:
             assert_within_capacity(state, assignee, estimate)
     sprint_id = C.read_optional_string(args, "sprintId")
     if sprint_id is not None:
-        sprint = SPRINTS.require(state, sprint_id)
-        if sprint["projectId"] != project["id"]:
-            raise ToolError(
-                "invalid_input",
-                f"Sprint {sprint['id']} belongs to {sprint['projectId']}, not to {project['id']}.",
-            )
+        _require_same_project(SPRINTS.require(state, sprint_id), project["id"], f"not to {project['id']}")
     parent_id = C.read_optional_string(args, "parentId")
-    if parent_id is not None:
-        WORK_ITEMS.require(state, parent_id)
-    item_id = next_id(state, "WI")
-    title = C.read_string(args, "title")
-    type_ = C.read_enum(args, "type", TYPES)
-    priority = C.read_optional_enum(args, "priority", PRIORITIES)
-    if priority is None:
-        priority = "medium"
-    due = C.read_optional_date(args, "dueDate")
+    WORK_ITEMS.require_given(state, parent_id)
     item = {
-        "id": item_id,
-        "title": title,
-        "type": type_,
+        "id": WORK_ITEMS.new_id(state),
+        "title": C.read_string(args, "title"),
+        "type": C.read_enum(args, "type", TYPES),
         "status": start["id"],
-        "priority": priority,
+        "priority": C.read_optional_enum(args, "priority", PRIORITIES) or "medium",
         "assigneeId": assignee_id,
         "projectId": project["id"],
         "sprintId": sprint_id,
         "estimatePoints": estimate,
         "createdDate": state["now"],
         "statusEnteredDate": state["now"],
-        "dueDate": due,
+        "dueDate": C.read_optional_date(args, "dueDate"),
         "parentId": parent_id,
         "dependsOn": [],
         "comments": [],
     }
-    state["workItems"][item_id] = item
-    audit(state, acting, "create_work_item", "work_item", item_id, f"Created {title}.")
-    return {"created": work_item_summary(state, item)}
+    return item, f"Created {item['title']}."
 
 
-create_work_item = kit.write_tool(
-    name="create_work_item",
-    description=(
-        "Create a work item in a project that is not completed. It starts in the first workflow "
-        "state unless status names another. An assignee must be active and, unless the item starts "
-        "done, have room for its estimate within their weekly capacity; a sprint must belong to the "
-        "same project; a parent must exist. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "title": C.string_prop("Short title."),
-            "type": C.enum_prop(TYPES, "Kind of work."),
-            "projectId": C.string_prop("The project, for example PROJ-001."),
-            "estimatePoints": C.integer_prop("Estimate in points.", minimum=0),
-            "priority": C.enum_prop(PRIORITIES, "Priority; medium when left out.", default="medium"),
-            "assigneeId": C.string_prop("Active member to own it, for example MEM-002."),
-            "sprintId": C.string_prop("Sprint of the same project to put it in."),
-            "status": state_id_prop("Workflow state id to start in (see list_workflow_states)."),
-            "dueDate": C.date_prop("Due date, YYYY-MM-DD."),
-            "parentId": C.string_prop("Parent work item id, for example an epic."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["title", "type", "projectId", "estimatePoints", "actorMemberId"],
-    ),
-    run=_create_work_item,
+def _require_same_project(sprint: kit.Record, project_id: str, instead: str) -> None:
+    """A work item only goes into a sprint of its own project."""
+    if sprint["projectId"] != project_id:
+        raise kit.invalid_input(f"Sprint {sprint['id']} belongs to {sprint['projectId']}, {instead}.")
+
+
+@ITEM.change(
+    "The work item, for example WI-003.",
+    {
+        "title": kit.String("New title."),
+        "type": kit.Enum(TYPES, "New type."),
+        "priority": kit.Enum(PRIORITIES, "New priority."),
+        "estimatePoints": kit.Integer("New estimate in points.", minimum=0),
+        "dueDate": kit.Date("New due date, YYYY-MM-DD."),
+        "parentId": kit.String("New parent work item id."),
+    },
 )
-
-
-def _update_work_item(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+def update_work_item(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Edit a work item's title, type, priority, estimate, due date or parent; leave out what should stay.
+    Status, assignee and sprint have their own tools. Raising the estimate of an assigned, unfinished item
+    must fit the assignee's capacity; that check runs after the title, type, priority and due date were
+    written. Recorded in the audit log under actorMemberId."""
     title = C.read_optional_string(args, "title")
     type_ = C.read_optional_enum(args, "type", TYPES)
     priority = C.read_optional_enum(args, "priority", PRIORITIES)
     estimate = C.read_optional_number(args, "estimatePoints", integer=True, minimum=0)
     due = C.read_optional_date(args, "dueDate")
     parent_id = C.read_optional_string(args, "parentId")
-    if title is not None:
-        item["title"] = title
-    if type_ is not None:
-        item["type"] = type_
-    if priority is not None:
-        item["priority"] = priority
-    if due is not None:
-        item["dueDate"] = due
+    kit.set_given(item, {"title": title, "type": type_, "priority": priority, "dueDate": due})
     if estimate is not None:
         delta = estimate - item["estimatePoints"]
         assignee = state["members"].get(item["assigneeId"]) if item["assigneeId"] is not None else None
@@ -254,247 +211,106 @@ def _update_work_item(state: State, args: Args) -> Any:
         item["estimatePoints"] = estimate
     if parent_id is not None:
         if parent_id == item["id"]:
-            raise ToolError("invalid_input", "A work item cannot be its own parent.")
+            raise kit.invalid_input("A work item cannot be its own parent.")
         WORK_ITEMS.require(state, parent_id)
-        old_parent = item["parentId"]
-        item["parentId"] = parent_id
-        WORK_ITEMS.relinked(state, item["id"], "parentId", old_parent)
-    audit(state, acting, "update_work_item", "work_item", item["id"], f"Updated {item['title']}.")
-    return _updated(state, item)
+        WORK_ITEMS.set_link(state, item, "parentId", parent_id)
+    return f"Updated {item['title']}."
 
 
-update_work_item = kit.write_tool(
-    name="update_work_item",
-    description=(
-        "Edit a work item's title, type, priority, estimate, due date or parent; leave out what should "
-        "stay. Status, assignee and sprint have their own tools. Raising the estimate of an assigned, "
-        "unfinished item must fit the assignee's capacity; that check runs after the title, type, "
-        "priority and due date were written. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The work item, for example WI-003."),
-            "title": C.string_prop("New title."),
-            "type": C.enum_prop(TYPES, "New type."),
-            "priority": C.enum_prop(PRIORITIES, "New priority."),
-            "estimatePoints": C.integer_prop("New estimate in points.", minimum=0),
-            "dueDate": C.date_prop("New due date, YYYY-MM-DD."),
-            "parentId": C.string_prop("New parent work item id."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "actorMemberId"],
-    ),
-    run=_update_work_item,
+@ITEM.change(
+    "The work item, for example WI-003.",
+    {"assigneeId": kit.String("The active member who takes it, for example MEM-002.", required=True)},
 )
-
-
-def _assign_work_item(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+def assign_work_item(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Give an unfinished work item to an active member (replacing any current assignee). Refused when the
+    item is done, when it already belongs to that member, or when its estimate would push the member past
+    their weekly capacity. Recorded in the audit log under actorMemberId."""
     if is_done(state, item):
-        raise ToolError("not_allowed", f"{item['id']} is done and no longer needs an assignee.")
+        raise kit.not_allowed(f"{item['id']} is done and no longer needs an assignee.")
     assignee = assert_assignable(state, C.read_string(args, "assigneeId"))
     if item["assigneeId"] == assignee["id"]:
-        raise ToolError("conflict", f"{item['id']} is already assigned to {assignee['id']}.")
+        raise kit.conflict(f"{item['id']} is already assigned to {assignee['id']}.")
     assert_within_capacity(state, assignee, item["estimatePoints"])
     previous = item["assigneeId"]
     item["assigneeId"] = assignee["id"]
     WORK_ITEMS.relinked(state, item["id"], "assigneeId", previous)
-    audit(
-        state,
-        acting,
-        "assign_work_item",
-        "work_item",
-        item["id"],
-        f"Assigned {item['id']} from {previous if previous is not None else 'nobody'} to {assignee['id']}.",
-    )
-    return _updated(state, item)
+    return f"Assigned {item['id']} from {previous if previous is not None else 'nobody'} to {assignee['id']}."
 
 
-assign_work_item = kit.write_tool(
-    name="assign_work_item",
-    description=(
-        "Give an unfinished work item to an active member (replacing any current assignee). Refused "
-        "when the item is done, when it already belongs to that member, or when its estimate would "
-        "push the member past their weekly capacity. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The work item, for example WI-003."),
-            "assigneeId": C.string_prop("The active member who takes it, for example MEM-002."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "assigneeId", "actorMemberId"],
-    ),
-    run=_assign_work_item,
-)
-
-
-def _unassign_work_item(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+@ITEM.change("The work item, for example WI-003.")
+def unassign_work_item(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Remove the assignee from a work item (finished items too). Refused when nobody is assigned. Recorded in
+    the audit log under actorMemberId."""
     previous = item["assigneeId"]
     if previous is None:
-        raise ToolError("conflict", f"{item['id']} has no assignee.")
+        raise kit.conflict(f"{item['id']} has no assignee.")
     WORK_ITEMS.set_link(state, item, "assigneeId", None)
-    audit(
-        state,
-        acting,
-        "unassign_work_item",
-        "work_item",
-        item["id"],
-        f"Unassigned {item['id']} from {previous}.",
-    )
-    return _updated(state, item)
+    return f"Unassigned {item['id']} from {previous}."
 
 
-unassign_work_item = kit.write_tool(
-    name="unassign_work_item",
-    description=(
-        "Remove the assignee from a work item (finished items too). Refused when nobody is assigned. "
-        "Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {"workItemId": C.string_prop("The work item, for example WI-003."), "actorMemberId": actor_prop()},
-        required=["workItemId", "actorMemberId"],
-    ),
-    run=_unassign_work_item,
+@ITEM.change(
+    "The work item, for example WI-003.",
+    {"status": kit.String("The workflow state id to move it to.", required=True)},
 )
-
-
-def _set_work_item_status(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+def set_work_item_status(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Move a work item to another workflow state, given by its id (see list_workflow_states); the item's
+    daysInStatus restarts today. Moving it into a done state is refused while any of its dependencies is
+    unfinished. Any other move is allowed, including reopening a done item. Recorded in the audit log under
+    actorMemberId."""
     target = WORKFLOW_STATES.require(state, C.read_string(args, "status"))
     if item["status"] == target["id"]:
-        raise ToolError("conflict", f"{item['id']} is already in {target['name']}.")
+        raise kit.conflict(f"{item['id']} is already in {target['name']}.")
     if target["isDone"]:
         assert_dependencies_resolved(state, item)
-    previous = item["status"]
-    item["status"] = target["id"]
-    item["statusEnteredDate"] = state["now"]
-    audit(
-        state,
-        acting,
-        "set_work_item_status",
-        "work_item",
-        item["id"],
-        f"Moved {item['id']} from {previous} to {target['id']}.",
-    )
-    return _updated(state, item)
+    previous = kit.transition(item, "status", target["id"], "statusEnteredDate", state["now"])
+    return f"Moved {item['id']} from {previous} to {target['id']}."
 
 
-set_work_item_status = kit.write_tool(
-    name="set_work_item_status",
-    description=(
-        "Move a work item to another workflow state, given by its id (see list_workflow_states); the "
-        "item's daysInStatus restarts today. Moving it into a done state is refused while any of its "
-        "dependencies is unfinished. Any other move is allowed, including reopening a done item. "
-        "Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The work item, for example WI-003."),
-            "status": state_id_prop("The workflow state id to move it to."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "status", "actorMemberId"],
-    ),
-    run=_set_work_item_status,
+@ITEM.change(
+    "The item that waits, for example WI-004.",
+    {"dependsOnId": kit.String("The item it waits for, for example WI-005.", required=True)},
 )
-
-
-def _add_work_item_dependency(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+def add_work_item_dependency(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Record that a work item cannot be finished before another one: workItemId depends on dependsOnId.
+    Refused for the item itself, for a dependency already recorded, and when the other item already depends
+    on this one. Recorded in the audit log under actorMemberId."""
     other = WORK_ITEMS.require(state, C.read_string(args, "dependsOnId"))
     if other["id"] == item["id"]:
-        raise ToolError("invalid_input", "A work item cannot depend on itself.")
+        raise kit.invalid_input("A work item cannot depend on itself.")
     if other["id"] in item["dependsOn"]:
-        raise ToolError("conflict", f"{item['id']} already depends on {other['id']}.")
+        raise kit.conflict(f"{item['id']} already depends on {other['id']}.")
     if item["id"] in other["dependsOn"]:
-        raise ToolError(
-            "not_allowed", f"{other['id']} already depends on {item['id']}; this would create a cycle."
-        )
+        raise kit.not_allowed(f"{other['id']} already depends on {item['id']}; this would create a cycle.")
     item["dependsOn"].append(other["id"])
-    audit(
-        state,
-        acting,
-        "add_work_item_dependency",
-        "work_item",
-        item["id"],
-        f"{item['id']} now depends on {other['id']}.",
-    )
-    return _updated(state, item)
+    return f"{item['id']} now depends on {other['id']}."
 
 
-add_work_item_dependency = kit.write_tool(
-    name="add_work_item_dependency",
-    description=(
-        "Record that a work item cannot be finished before another one: workItemId depends on "
-        "dependsOnId. Refused for the item itself, for a dependency already recorded, and when the "
-        "other item already depends on this one. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The item that waits, for example WI-004."),
-            "dependsOnId": C.string_prop("The item it waits for, for example WI-005."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "dependsOnId", "actorMemberId"],
-    ),
-    run=_add_work_item_dependency,
+@ITEM.change(
+    "The item that waits, for example WI-004.",
+    {"dependsOnId": kit.String("The item it should stop waiting for.", required=True)},
 )
-
-
-def _remove_work_item_dependency(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+def remove_work_item_dependency(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such dependency
+    is recorded. Recorded in the audit log under actorMemberId."""
     other_id = C.read_string(args, "dependsOnId")
     if other_id not in item["dependsOn"]:
         raise ToolError("not_found", f"{item['id']} does not depend on {other_id}.")
     item["dependsOn"].remove(other_id)
-    audit(
-        state,
-        acting,
-        "remove_work_item_dependency",
-        "work_item",
-        item["id"],
-        f"{item['id']} no longer depends on {other_id}.",
-    )
-    return _updated(state, item)
-
-
-remove_work_item_dependency = kit.write_tool(
-    name="remove_work_item_dependency",
-    description=(
-        "Drop a recorded dependency: workItemId no longer waits for dependsOnId. Refused when no such "
-        "dependency is recorded. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The item that waits, for example WI-004."),
-            "dependsOnId": C.string_prop("The item it should stop waiting for."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "dependsOnId", "actorMemberId"],
-    ),
-    run=_remove_work_item_dependency,
-)
+    return f"{item['id']} no longer depends on {other_id}."
 
 
 # ---------------------------------------------------------------------------------------------
 # Comments
 
 
-def _add_comment(state: State, args: Args) -> Any:
+def _add_comment(state: State, args: kit.Args) -> Any:
     acting = actor(state, args)
     item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
     comment_id = next_id(state, "CMT")
     body = C.read_string(args, "body")
     comment = {"id": comment_id, "authorId": acting["id"], "body": body, "createdDate": state["now"]}
     item["comments"].append(comment)
-    audit(state, acting, "add_comment", "work_item", item["id"], f"Commented on {item['id']}.")
+    WRITES.audit(state, acting, "add_comment", "work_item", item["id"], f"Commented on {item['id']}.")
     return {"workItemId": item["id"], "created": dict(comment), "commentCount": len(item["comments"])}
 
 
@@ -505,148 +321,65 @@ add_comment = kit.write_tool(
         "today. Comments cannot be edited or deleted afterwards. Recorded in the audit log under "
         "actorMemberId."
     ),
-    input_schema=schema(
+    input_schema=WRITES.schema(
         {
-            "workItemId": C.string_prop("The work item, for example WI-006."),
-            "body": C.string_prop("The comment text."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "body", "actorMemberId"],
+            "workItemId": kit.String("The work item, for example WI-006.", required=True),
+            "body": kit.String("The comment text.", required=True),
+        }
     ),
     run=_add_comment,
 )
 
 
-def _list_comments(state: State, args: Args) -> Any:
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+@ITEM.get("The work item, for example WI-006.")
+def list_comments(state: State, item: kit.Record) -> Any:
+    """List a work item's comments, oldest first, each with its author's name. Read-only."""
     results = [comment_with_author(state, c) for c in item["comments"]]
     return {"workItemId": item["id"], "count": len(results), "results": results}
-
-
-list_comments = kit.read_tool(
-    name="list_comments",
-    description="List a work item's comments, oldest first, each with its author's name. Read-only.",
-    input_schema=schema(
-        {"workItemId": C.string_prop("The work item, for example WI-006.")}, required=["workItemId"]
-    ),
-    run=_list_comments,
-)
 
 
 # ---------------------------------------------------------------------------------------------
 # Sprints and due dates
 
 
-def _move_work_item_to_sprint(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+@ITEM.change(
+    "The work item, for example WI-008.",
+    {"sprintId": kit.String("The planned or active sprint, for example SPR-003.", required=True)},
+)
+def move_work_item_to_sprint(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Put a work item into a sprint of its own project (taking it out of any other sprint). The sprint must
+    not be completed. Status, assignee and estimate are left as they are. Recorded in the audit log under
+    actorMemberId."""
     sprint = SPRINTS.require(state, C.read_string(args, "sprintId"))
-    if sprint["projectId"] != item["projectId"]:
-        raise ToolError(
-            "invalid_input",
-            f"Sprint {sprint['id']} belongs to {sprint['projectId']}, but {item['id']} belongs to "
-            f"{item['projectId']}.",
-        )
+    _require_same_project(sprint, item["projectId"], f"but {item['id']} belongs to {item['projectId']}")
     if sprint["status"] == "completed":
-        raise ToolError("not_allowed", f"Sprint {sprint['id']} is completed and cannot take new work.")
+        raise kit.not_allowed(f"Sprint {sprint['id']} is completed and cannot take new work.")
     previous = item["sprintId"]
     item["sprintId"] = sprint["id"]
     WORK_ITEMS.relinked(state, item["id"], "sprintId", previous)
-    audit(
-        state,
-        acting,
-        "move_work_item_to_sprint",
-        "work_item",
-        item["id"],
-        f"Moved {item['id']} from {previous if previous is not None else 'the backlog'} to {sprint['id']}.",
-    )
-    return _updated(state, item)
+    return f"Moved {item['id']} from {previous if previous is not None else 'the backlog'} to {sprint['id']}."
 
 
-move_work_item_to_sprint = kit.write_tool(
-    name="move_work_item_to_sprint",
-    description=(
-        "Put a work item into a sprint of its own project (taking it out of any other sprint). The "
-        "sprint must not be completed. Status, assignee and estimate are left as they are. Recorded "
-        "in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The work item, for example WI-008."),
-            "sprintId": C.string_prop("The planned or active sprint, for example SPR-003."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "sprintId", "actorMemberId"],
-    ),
-    run=_move_work_item_to_sprint,
-)
-
-
-def _remove_work_item_from_sprint(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
+@ITEM.change("The work item, for example WI-008.")
+def remove_work_item_from_sprint(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. Recorded in
+    the audit log under actorMemberId."""
     previous = item["sprintId"]
     if previous is None:
-        raise ToolError("conflict", f"{item['id']} is not in a sprint.")
+        raise kit.conflict(f"{item['id']} is not in a sprint.")
     WORK_ITEMS.set_link(state, item, "sprintId", None)
-    audit(
-        state,
-        acting,
-        "remove_work_item_from_sprint",
-        "work_item",
-        item["id"],
-        f"Removed {item['id']} from {previous}.",
-    )
-    return _updated(state, item)
+    return f"Removed {item['id']} from {previous}."
 
 
-remove_work_item_from_sprint = kit.write_tool(
-    name="remove_work_item_from_sprint",
-    description=(
-        "Take a work item out of its sprint, leaving it in no sprint. Refused when it is in none. "
-        "Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {"workItemId": C.string_prop("The work item, for example WI-008."), "actorMemberId": actor_prop()},
-        required=["workItemId", "actorMemberId"],
-    ),
-    run=_remove_work_item_from_sprint,
+@ITEM.change(
+    "The work item, for example WI-011.",
+    {
+        "dueDate": kit.Date("New due date, YYYY-MM-DD."),
+        "clear": kit.Boolean("When true, remove the due date instead of setting one."),
+    },
 )
-
-
-def _set_work_item_due_date(state: State, args: Args) -> Any:
-    acting = actor(state, args)
-    item = WORK_ITEMS.require(state, C.read_string(args, "workItemId"))
-    if C.read_boolean(args, "clear"):
-        item["dueDate"] = None
-    else:
-        item["dueDate"] = C.read_date(args, "dueDate")
-    due = item["dueDate"]
-    audit(
-        state,
-        acting,
-        "set_work_item_due_date",
-        "work_item",
-        item["id"],
-        f"Due date for {item['id']} set to {due if due is not None else 'none'}.",
-    )
-    return _updated(state, item)
-
-
-set_work_item_due_date = kit.write_tool(
-    name="set_work_item_due_date",
-    description=(
-        "Set a work item's due date, or remove it with clear: true. Without clear, dueDate is "
-        "required. Recorded in the audit log under actorMemberId."
-    ),
-    input_schema=schema(
-        {
-            "workItemId": C.string_prop("The work item, for example WI-011."),
-            "dueDate": C.date_prop("New due date, YYYY-MM-DD."),
-            "clear": C.boolean_prop("When true, remove the due date instead of setting one."),
-            "actorMemberId": actor_prop(),
-        },
-        required=["workItemId", "actorMemberId"],
-    ),
-    run=_set_work_item_due_date,
-)
+def set_work_item_due_date(state: State, acting: kit.Record, item: kit.Record, args: kit.Args) -> str:
+    """Set a work item's due date, or remove it with clear: true. Without clear, dueDate is required. Recorded
+    in the audit log under actorMemberId."""
+    item["dueDate"] = None if C.read_boolean(args, "clear") else C.read_date(args, "dueDate")
+    return f"Due date for {item['id']} set to {item['dueDate'] if item['dueDate'] is not None else 'none'}."
