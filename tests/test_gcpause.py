@@ -65,12 +65,14 @@ def test_what_was_built_inside_skips_the_young_generation() -> None:
 
 
 def test_objects_the_program_froze_stay_frozen() -> None:
+    kept = [{"frozen": True}]
     gc.freeze()
     try:
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
+        assert not any(obj is kept for obj in gc.get_objects())  # frozen: in no generation
         with gc_paused:
             pass
-        assert gc.get_freeze_count() == frozen and gc.isenabled()
+        assert gc.get_freeze_count() > 0 and gc.isenabled()
+        assert not any(obj is kept for obj in gc.get_objects())  # still frozen
     finally:
         gc.unfreeze()
+    assert any(obj is kept for obj in gc.get_objects())
