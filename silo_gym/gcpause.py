@@ -8,11 +8,16 @@ collector would scan the whole new world as young objects at its next run, right
 (a quarter of a 1x ERP reset in a profile). A world holds no reference cycles to collect, so:
 
 :data:`gc_paused` is a re-entrant, thread-safe context manager: the collector is off while any
-thread is inside it; when the last one leaves, what was allocated meanwhile moves to the oldest
-generation unscanned (``gc.freeze(); gc.unfreeze()``, which also restarts the young count), and
-the collector is on again. Objects there are still collected, by the next full collection, as
-any long-lived object is. A program that turned the collector off itself keeps it off, and one
-that froze objects of its own (``gc.freeze()``) keeps them frozen (the move is then skipped).
+thread is inside it. On entry the young generations are collected as CPython would collect them
+(``gc.collect(1)``: the program's garbage freed, its survivors aged and counted, a few µs), so
+what the block allocates is all that is young; when the last thread leaves, that moves to the
+oldest generation unscanned (``gc.freeze(); gc.unfreeze()``, which also restarts the young
+count), and the collector is on again. A world moved there dies by reference counting when its
+episode is replaced. A program that turned the collector off itself keeps it off, and one that
+froze objects of its own (``gc.freeze()``) keeps them frozen (the move is then skipped).
+
+One limit: ``gc.disable()`` called by another thread while a world is being built is undone when
+the build ends (the collector is process-wide); disable it before the first reset instead.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ class _GcPause:
         with self._lock:
             if self._depth == 0:
                 self._resume = gc.isenabled()
+                if self._resume:
+                    # The program's young objects age as CPython ages them (garbage freed, the
+                    # rest counted into the oldest generation), before the move at the end.
+                    gc.collect(1)
                 gc.disable()
             self._depth += 1
 

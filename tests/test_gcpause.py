@@ -76,3 +76,21 @@ def test_objects_the_program_froze_stay_frozen() -> None:
     finally:
         gc.unfreeze()
     assert any(obj is kept for obj in gc.get_objects())
+
+
+def test_the_programs_young_garbage_is_collected_not_moved_to_the_oldest_generation() -> None:
+    import weakref
+
+    class Node:
+        pass
+
+    gc.collect()
+    marks = []
+    for _ in range(200):  # fewer allocations than a young collection waits for
+        node = Node()
+        node.self = node  # a cycle: only the collector frees it
+        marks.append(weakref.ref(node))
+    del node
+    with gc_paused:
+        pass
+    assert all(mark() is None for mark in marks)

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from ..snapshot import dumps_plain
+
 __all__ = ["CanonicalWorld", "SeedWorld"]
 
 
@@ -36,12 +38,16 @@ class CanonicalWorld:
         """The world as ``{top-level key: compact orjson text of its value}``, in key order.
 
         The same dict every call: read it, never change it.
+
+        Raises:
+            TypeError: ``build()`` returned no dict, or a value that is not plain JSON (a set, a
+                date, a non-string key, an int beyond 64 bits), naming the top-level key.
         """
         parts = self._parts
         if parts is None:
             with self._lock:
                 if self._parts is None:
-                    self._parts = {key: orjson.dumps(value) for key, value in self.build().items()}
+                    self._parts = _texts(self.build())
                 parts = self._parts
         return parts
 
@@ -49,6 +55,22 @@ class CanonicalWorld:
         """A fresh copy of the canonical world."""
         loads = orjson.loads
         return {key: loads(text) for key, text in self.parts().items()}
+
+
+def _texts(world: Any) -> dict[str, bytes]:
+    if not isinstance(world, dict):
+        kind = "None" if world is None else f"a {type(world).__name__}"
+        raise TypeError(f"The world's build() returned {kind}, not a world: it must return a dict of "
+                        "the world's top-level keys.")
+    texts: dict[str, bytes] = {}
+    for key, value in world.items():
+        text = dumps_plain(value) if isinstance(key, str) else None
+        if text is None:
+            raise TypeError(f"The world's top-level key {key!r} does not hold plain JSON (dicts with str "
+                            "keys, lists, str, int within 64 bits, float, bool, None): a world holds "
+                            "JSON-compatible values only.")
+        texts[key] = text
+    return texts
 
 
 class SeedWorld(CanonicalWorld):

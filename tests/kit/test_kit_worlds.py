@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -168,3 +171,16 @@ def test_per_task_collects_one_function_per_task_in_id_order():
     namespace = {"_t010": _t010, "_t002": _t002, "_t": len, "_t003x": len, "_t004": "not callable", "other": len}
     assert kit.per_task(namespace, "_t") == {"TASK-002": _t002, "TASK-010": _t010}
     assert list(kit.per_task({"_task_007": _t002}, "_task_", "JOB-")) == ["JOB-007"]
+
+
+@pytest.mark.parametrize(("world", "says"), [
+    ([1, 2], "returned a list, not a world"),
+    (None, "returned None, not a world"),
+    ({"now": "2026-01-01", "tags": {"a", "b"}}, "top-level key 'tags' does not hold plain JSON"),
+    ({"now": "2026-01-01", "rows": {1: {"id": 1}}}, "top-level key 'rows' does not hold plain JSON"),
+    ({"now": "2026-01-01", "big": 2**70}, "top-level key 'big' does not hold plain JSON"),
+    ({"now": datetime.date(2026, 1, 1)}, "top-level key 'now' does not hold plain JSON"),
+])
+def test_a_canonical_world_that_is_no_json_world_is_refused_by_name(world: Any, says: str) -> None:
+    with pytest.raises(TypeError, match=re.escape(says)):
+        kit.CanonicalWorld(lambda: world).create()
