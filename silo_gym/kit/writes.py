@@ -72,59 +72,61 @@ class Writes:
         return RecordTools(self, collection, id_key, show)
 
 
-class _Change:
-    """The run of a :meth:`RecordTools.change` tool; the bound methods it calls are looked up once
-    (a step's hot path)."""
+class _Run:
+    """What the run of a :meth:`RecordTools.change` or :meth:`RecordTools.create` tool shares: the
+    bound methods it calls, looked up once (a step's hot path), and its last two steps."""
 
-    __slots__ = ("read_actor", "read_id", "require", "change", "log", "action", "entity", "show")
+    __slots__ = ("read_actor", "log", "action", "entity", "show")
 
-    def __init__(self, tools: RecordTools, action: str, change: ChangeFn) -> None:
-        actor = tools.writes.actor
-        self.read_actor = actor.read
-        self.read_id = partial(actor.contract.read_string, field=tools.id_key)
-        self.require = tools.collection.require
-        self.change = change
+    def __init__(self, tools: RecordTools, action: str) -> None:
+        self.read_actor = tools.writes.actor.read
         self.log = tools.writes.log.record
         self.action = action
         self.entity = tools.entity
         self.show = tools.show
+
+    def logged(self, state: State, acting: Record, record: Record, detail: Detail, key: str) -> Any:
+        """Write the one audit entry, then return ``{key: the record's summary, **extra}``."""
+        text, extra = (detail, None) if isinstance(detail, str) else detail
+        self.log(state, acting, self.action, self.entity, record["id"], text)
+        out = {key: self.show(state, record)}
+        if extra:
+            out.update(extra)
+        return out
+
+
+class _Change(_Run):
+    """The run of a :meth:`RecordTools.change` tool."""
+
+    __slots__ = ("read_id", "require", "change")
+
+    def __init__(self, tools: RecordTools, action: str, change: ChangeFn) -> None:
+        super().__init__(tools, action)
+        self.read_id = partial(tools.writes.actor.contract.read_string, field=tools.id_key)
+        self.require = tools.collection.require
+        self.change = change
 
     def __call__(self, state: State, args: Args) -> Any:
         acting = self.read_actor(state, args)
         record = self.require(state, self.read_id(args))
-        detail = self.change(state, acting, record, args)
-        text, extra = (detail, None) if isinstance(detail, str) else detail
-        self.log(state, acting, self.action, self.entity, record["id"], text)
-        out = {"updated": self.show(state, record)}
-        if extra:
-            out.update(extra)
-        return out
+        return self.logged(state, acting, record, self.change(state, acting, record, args), "updated")
 
 
-class _Create:
+class _Create(_Run):
     """The run of a :meth:`RecordTools.create` tool."""
 
-    __slots__ = ("read_actor", "create", "add", "log", "action", "entity", "show")
+    __slots__ = ("create", "add")
 
     def __init__(self, tools: RecordTools, action: str, create: CreateFn) -> None:
-        self.read_actor = tools.writes.actor.read
+        super().__init__(tools, action)
         self.create = create
         self.add = tools.collection.add
-        self.log = tools.writes.log.record
-        self.action = action
-        self.entity = tools.entity
-        self.show = tools.show
 
     def __call__(self, state: State, args: Args) -> Any:
         acting = self.read_actor(state, args)
         record, detail = self.create(state, acting, args)
-        text, extra = (detail, None) if isinstance(detail, str) else detail
         self.add(state, record)
-        self.log(state, acting, self.action, self.entity, record["id"], text)
-        out = {"created": self.show(state, record)}
-        if extra:
-            out.update(extra)
-        return out
+        return self.logged(state, acting, record, detail, "created")
 
 
 class RecordTools:
